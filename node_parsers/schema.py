@@ -1,0 +1,79 @@
+"""The node schema shared by every parser: kinds, metadata keys, stable ids.
+
+Metadata key names are part of codecite's public contract (see DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import Enum
+from typing import Any
+
+from llama_index.core.schema import TextNode
+
+
+class NodeKind(str, Enum):
+    """What a retrievable unit is."""
+
+    PYTHON_SYMBOL = "python_symbol"
+    PYTHON_METHOD = "python_method"
+    MODULE_DOC = "module_doc"
+    DOC_SECTION = "doc_section"
+    RECIPE = "recipe"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+CODE_KINDS = frozenset({NodeKind.PYTHON_SYMBOL.value, NodeKind.PYTHON_METHOD.value})
+
+# Metadata that bm25/embeddings/LLM prompts should not see as text.
+HIDDEN_METADATA_KEYS = (
+    "kind", "source_path", "symbol", "workflow", "priority", "start_line", "end_line",
+    "signature", "params", "returns", "heading", "heading_path", "decorators",
+    "symbol_type", "fields", "docstring", "file_digest", "module", "refs",
+)
+
+
+def make_node_id(source_path: str, kind: str, name: str, start_line: int, end_line: int) -> str:
+    """Stable id: a digest of path, kind, symbol or heading, and span.
+
+    An unchanged file therefore yields unchanged ids, and two nodes that share a
+    qualified name (a property getter and its setter) still differ by span.
+    """
+    raw = f"{source_path}\x1f{kind}\x1f{name}\x1f{start_line}\x1f{end_line}"
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
+
+
+def make_node(text: str, metadata: dict[str, Any]) -> TextNode:
+    """Build a ``TextNode`` with a stable id and the bulky keys hidden from text."""
+    name = metadata.get("symbol") or "/".join(metadata.get("heading_path") or []) or ""
+    node_id = make_node_id(
+        metadata["source_path"], str(metadata["kind"]), name,
+        int(metadata["start_line"]), int(metadata["end_line"]),
+    )
+    metadata.setdefault("workflow", None)
+    metadata.setdefault("priority", 1)
+    hidden = [k for k in HIDDEN_METADATA_KEYS if k in metadata]
+    return TextNode(
+        id_=node_id,
+        text=text,
+        metadata=metadata,
+        excluded_embed_metadata_keys=hidden,
+        excluded_llm_metadata_keys=hidden,
+    )
+
+
+def node_label(metadata: dict[str, Any]) -> str:
+    """A short human label: the symbol, or the heading path, or the file."""
+    if metadata.get("symbol"):
+        return str(metadata["symbol"])
+    path = metadata.get("heading_path") or []
+    if path:
+        return " > ".join(path)
+    return str(metadata.get("source_path", ""))
+
+
+def citation(metadata: dict[str, Any]) -> str:
+    """``path:start-end`` for a node's metadata."""
+    return f"{metadata.get('source_path')}:{metadata.get('start_line')}-{metadata.get('end_line')}"

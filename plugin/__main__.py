@@ -1,0 +1,7 @@
+"""``python -m codecite``."""
+
+import sys
+
+from codecite.cli import main
+
+sys.exit(main())

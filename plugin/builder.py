@@ -1,0 +1,259 @@
+"""``codecite build``: files -> nodes -> index on disk, incremental and atomic.
+
+Only files whose content digest changed are re-parsed; nodes of deleted files
+are dropped; everything else (nodes, tokens, namespaces, vectors) is reused.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from codecite import __version__
+from codecite.config import CodeciteConfig, load_config
+from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
+from codecite.errors import CodeciteError
+from codecite.node_parsers.docs import parse_doc
+from codecite.node_parsers.python import module_name_for, parse_python_source
+from codecite.node_parsers.recipes import parse_recipe
+from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
+from codecite.store import (
+    FORMAT_VERSION,
+    NODES,
+    SYMBOLS,
+    TOKENS,
+    build_lock,
+    checksum_files,
+    read_jsonl,
+    read_manifest,
+    staging_dir,
+    swap_in,
+    write_json,
+    write_jsonl,
+)
+from codecite.symbols import SymbolTable
+
+logger = logging.getLogger(__name__)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class FileResult:
+    """What one file contributed: node records, token lists, namespace, warnings."""
+
+    rel: str
+    digest: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+    tokens: list[list[str]] = field(default_factory=list)
+    namespace: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BuildReport:
+    """The summary ``codecite build`` prints."""
+
+    index_dir: Path
+    up_to_date: bool
+    files: int
+    reparsed: int
+    nodes: int
+    kinds: dict[str, int]
+    skipped: dict[str, list[str]]
+    warnings: list[str]
+    seconds: float
+    fingerprint: str
+
+
+def _decode(file: CorpusFile, warnings: list[str]) -> str:
+    try:
+        return file.data.decode("utf-8")
+    except UnicodeDecodeError:
+        warnings.append(f"{file.rel}: not valid UTF-8, decoded with replacement characters")
+        return file.data.decode("utf-8", errors="replace")
+
+
+def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
+    """Parse one corpus file into node records (id, text, metadata) and tokens."""
+    result = FileResult(file.rel, file.digest)
+    text = _decode(file, result.warnings)
+    if file.role is FileRole.PYTHON:
+        module = module_name_for(file.rel, cfg.package_dirs)
+        parsed = parse_python_source(text.encode("utf-8"), file.rel, module,
+                                     cfg.include_private)
+        nodes = parsed.nodes
+        result.namespace = parsed.namespace.to_json()
+        if parsed.partial:
+            result.warnings.append(f"{file.rel}: syntax errors near line(s) "
+                                   f"{', '.join(map(str, parsed.error_lines[:5]))}; "
+                                   "partially parsed")
+    elif file.role is FileRole.RECIPE:
+        nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
+    else:
+        nodes = parse_doc(text, file.rel, max_chars=cfg.max_section_chars)
+    for node in nodes:
+        meta = dict(node.metadata)
+        meta["file_digest"] = file.digest
+        tag_node(meta, node.text, cfg)
+        result.records.append({"id": node.node_id, "text": node.text, "metadata": meta})
+        result.tokens.append(tokenize(node.text))
+    return result
+
+
+def tag_node(meta: dict[str, Any], text: str, cfg: CodeciteConfig) -> None:
+    """Workflow tag and static priority from the configuration (in place)."""
+    meta["priority"] = cfg.priority_for(meta["source_path"])
+    if meta.get("kind") == "recipe" and meta.get("workflow"):
+        return
+    meta["workflow"] = infer_node_workflow(meta, text, cfg)
+
+
+def infer_node_workflow(meta: dict[str, Any], text: str, cfg: CodeciteConfig) -> str | None:
+    """First workflow (file order) whose keyword occurs; then path fragments."""
+    if not cfg.workflows:
+        return None
+    hay = f"{meta['source_path']} {meta.get('symbol') or ''} {text}".lower()
+    for rule in cfg.workflows:
+        if any(k in hay for k in rule.keywords):
+            return rule.name
+    for rule in cfg.workflows:
+        if any(p in meta["source_path"] for p in rule.paths):
+            return rule.name
+    return None
+
+
+# -- previous index ----------------------------------------------------------------------
+
+def _previous(cfg: CodeciteConfig) -> tuple[dict[str, Any], dict[str, FileResult]] | None:
+    """The previous index's manifest and per-file results, if reusable."""
+    try:
+        manifest = read_manifest(cfg.index_path)
+        if manifest.get("config_digest") != cfg.digest() or \
+                manifest.get("tokenizer") != TokenizerSettings().to_json():
+            return None
+        records = read_jsonl(cfg.index_path / NODES)
+        tokens = read_jsonl(cfg.index_path / TOKENS)
+        symbols = SymbolTable.load(cfg.index_path / SYMBOLS)
+    except (CodeciteError, OSError, ValueError) as exc:
+        logger.info("previous index not reusable (%s); full build", exc)
+        return None
+    if len(records) != len(tokens):
+        return None
+    per_file: dict[str, FileResult] = {}
+    for rel, info in manifest.get("files", {}).items():
+        per_file[rel] = FileResult(rel, info["digest"], warnings=list(info.get("warnings", [])))
+    for rec, toks in zip(records, tokens):
+        fr = per_file.get(rec["metadata"]["source_path"])
+        if fr is not None:
+            fr.records.append(rec)
+            fr.tokens.append(toks)
+    for ns in symbols.modules.values():
+        if ns.get("source_path") in per_file:
+            per_file[ns["source_path"]].namespace = ns
+    return manifest, per_file
+
+
+# -- the build ------------------------------------------------------------------------------
+
+def build_index(root: str | Path = ".", *, full: bool = False, config_file: str | Path | None = None,
+                index_dir: str | None = None, wait: bool = False,
+                progress: Progress | None = None, cfg: CodeciteConfig | None = None,
+                embed: Any = None) -> BuildReport:
+    """Build or update the index of the repository at ``root``.
+
+    Example:
+        >>> report = build_index("path/to/repo")            # doctest: +SKIP
+        >>> report.nodes, report.up_to_date                 # doctest: +SKIP
+    """
+    started = time.perf_counter()
+    cfg = cfg or load_config(root, config_file, index_dir=index_dir)
+    with build_lock(cfg.index_path, wait=wait):
+        corpus = walk_corpus(cfg)
+        previous = None if full else _previous(cfg)
+        if previous is not None and previous[0].get("fingerprint") == corpus.fingerprint \
+                and embed is None:
+            return _report(cfg, corpus, previous[0], True, 0, started)
+        old_files = previous[1] if previous else {}
+        results, reparsed = _parse_all(corpus, cfg, old_files, progress)
+        manifest = _write(cfg, corpus, results, embed, progress)
+    return _report(cfg, corpus, manifest, False, reparsed, started)
+
+
+def _parse_all(corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult],
+               progress: Progress | None) -> tuple[list[FileResult], int]:
+    results, reparsed = [], 0
+    total = len(corpus.files)
+    for i, file in enumerate(corpus.files, 1):
+        prev = old.get(file.rel)
+        if prev is not None and prev.digest == file.digest:
+            results.append(prev)
+        else:
+            results.append(parse_file(file, cfg))
+            reparsed += 1
+        if progress is not None:
+            progress("parsing", i, total)
+    return results, reparsed
+
+
+def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult], embed: Any,
+           progress: Progress | None) -> dict[str, Any]:
+    from codecite.indexing import annotate_public, write_derived  # retrieval-side tables
+
+    records = [r for fr in results for r in fr.records]
+    tokens = [t for fr in results for t in fr.tokens]
+    table = SymbolTable.from_parts([fr.namespace for fr in results if fr.namespace],
+                                   (r["metadata"] for r in records))
+    annotate_public(records, table)
+    with staging_dir(cfg.index_path) as tmp:
+        write_jsonl(tmp / NODES, records)
+        write_jsonl(tmp / TOKENS, tokens)
+        write_json(tmp / SYMBOLS, table.to_json())
+        derived = write_derived(tmp, cfg, records, tokens, table, embed, progress)
+        manifest = _manifest(cfg, corpus, results, records, derived)
+        manifest["checksums"] = checksum_files(tmp)
+        write_json(tmp / "manifest.json", manifest)
+        swap_in(tmp, cfg.index_path)
+    return manifest
+
+
+def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
+              records: list[dict[str, Any]], derived: dict[str, Any]) -> dict[str, Any]:
+    kinds = Counter(r["metadata"]["kind"] for r in records)
+    workflows = Counter(r["metadata"].get("workflow") or "none" for r in records)
+    return {
+        "format_version": FORMAT_VERSION,
+        "codecite_version": __version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "root": str(cfg.root),
+        "config_source": cfg.source,
+        "config_digest": cfg.digest(),
+        "tokenizer": TokenizerSettings().to_json(),
+        "fingerprint": corpus.fingerprint,
+        "node_count": len(records),
+        "counts": {"by_kind": dict(sorted(kinds.items())),
+                   "by_workflow": dict(sorted(workflows.items()))},
+        "files": {fr.rel: {"digest": fr.digest, "nodes": len(fr.records),
+                           "warnings": fr.warnings} for fr in results},
+        "skipped": [{"path": s.rel, "reason": s.reason.value} for s in corpus.skipped],
+        "warnings": [w for fr in results for w in fr.warnings],
+        **derived,
+    }
+
+
+def _report(cfg: CodeciteConfig, corpus: Corpus, manifest: dict[str, Any], up_to_date: bool,
+            reparsed: int, started: float) -> BuildReport:
+    skipped: dict[str, list[str]] = {}
+    for s in corpus.skipped:
+        skipped.setdefault(s.reason.value, []).append(s.rel)
+    return BuildReport(
+        index_dir=cfg.index_path, up_to_date=up_to_date, files=len(corpus.files),
+        reparsed=reparsed, nodes=int(manifest.get("node_count", 0)),
+        kinds=dict(manifest.get("counts", {}).get("by_kind", {})), skipped=skipped,
+        warnings=list(manifest.get("warnings", [])),
+        seconds=time.perf_counter() - started, fingerprint=corpus.fingerprint)

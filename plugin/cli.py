@@ -1,0 +1,259 @@
+"""``codecite`` command line: a thin layer over the Python API.
+
+Heavy modules (LlamaIndex, bm25s) are imported inside each command, so
+``codecite --help`` starts fast. User mistakes print one line with the fix and
+exit 2; failures exit 1; never a traceback for a user mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-C", "--repo", dest="root", default=".",
+                   help="repository root (default: current folder)")
+    p.add_argument("--config", dest="config_file", default=None,
+                   help="settings file (codecite.toml or pyproject.toml)")
+    p.add_argument("--index-dir", default=None, help="index folder (default .codecite)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="codecite", description="A grounded, cited technical memory of a Python codebase.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (helptext, configure, _fn) in COMMANDS.items():
+        p = sub.add_parser(name, help=helptext, description=helptext)
+        configure(p)
+    return parser
+
+
+# -- build / stats ---------------------------------------------------------------------
+
+def _configure_build(p: argparse.ArgumentParser) -> None:
+    p.add_argument("root_pos", nargs="?", metavar="PATH", help="repository root")
+    _common(p)
+    p.add_argument("--full", action="store_true", help="re-parse every file")
+    p.add_argument("--wait", action="store_true", help="wait for a running build to finish")
+    p.add_argument("--embed", action="store_true", help="also embed nodes (dense retrieval)")
+    p.add_argument("--embed-backend", default=None, help="openai or local")
+    p.add_argument("--embed-model", default=None, help="embedding model name")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _progress_printer() -> Callable[[str, int, int], None] | None:
+    if not sys.stderr.isatty():
+        return None
+    state = {"last": -1}
+
+    def show(stage: str, done: int, total: int) -> None:
+        pct = int(100 * done / max(total, 1))
+        if pct != state["last"] or done == total:
+            state["last"] = pct
+            bar = "#" * (pct // 4)
+            end = "\n" if done == total else ""
+            print(f"\r{stage:<10} [{bar:<25}] {done}/{total}", end=end, file=sys.stderr)
+
+    return show
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from codecite.builder import build_index
+
+    root = args.root_pos or args.root
+    embed = _embed_request(args) if args.embed else None
+    report = build_index(root, full=args.full, config_file=args.config_file,
+                         index_dir=args.index_dir, wait=args.wait,
+                         progress=_progress_printer(), embed=embed)
+    if args.json:
+        print(json.dumps(report.__dict__, default=str, indent=1))
+        return EXIT_OK
+    if report.up_to_date:
+        print(f"index is up to date ({report.nodes} nodes from {report.files} files, "
+              f"{report.seconds:.2f}s): {report.index_dir}")
+        return EXIT_OK
+    print(f"built {report.index_dir}: {report.nodes} nodes from {report.files} files "
+          f"({report.reparsed} parsed) in {report.seconds:.2f}s")
+    print("  by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(report.kinds.items())))
+    for reason, paths in sorted(report.skipped.items()):
+        shown = ", ".join(paths[:5]) + (f", ... ({len(paths)} in all)" if len(paths) > 5 else "")
+        print(f"  skipped ({reason}): {shown}")
+    for warning in report.warnings[:20]:
+        print(f"  warning: {warning}")
+    return EXIT_OK
+
+
+def _embed_request(args: argparse.Namespace) -> dict[str, Any]:
+    return {"backend": args.embed_backend, "model": args.embed_model}
+
+
+def _configure_stats(p: argparse.ArgumentParser) -> None:
+    _common(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _load(args: argparse.Namespace, check_stale: bool = True) -> Any:
+    from codecite.index import CodeciteIndex
+
+    return CodeciteIndex.load(args.root, index_dir=args.index_dir,
+                              config_file=args.config_file, check_stale=check_stale)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    stats = _load(args, check_stale=False).stats()
+    if args.json:
+        print(json.dumps(stats, indent=1))
+        return EXIT_OK
+    print(f"index {stats['index_dir']} (format {stats['format_version']}, codecite "
+          f"{stats['codecite_version']}, created {stats['created']})")
+    print(f"  {stats['nodes']} nodes from {stats['files']} files; "
+          f"{'STALE: run `codecite build`' if stats['stale'] else 'fresh'}")
+    print(f"  fingerprint {stats['fingerprint']}")
+    print("  by kind: " + ", ".join(f"{k} {v}" for k, v in stats["by_kind"].items()))
+    print("  by workflow: " + ", ".join(f"{k} {v}" for k, v in stats["by_workflow"].items()))
+    emb = stats.get("embedding")
+    print(f"  embeddings: {emb['backend']} {emb['model']} dim {emb['dimension']}" if emb
+          else "  embeddings: none (lexical only)")
+    print(f"  doc references resolved: {(stats.get('doc_refs') or {}).get('edges', 0)}; "
+          f"mined expansion words: {(stats.get('mined_expansion') or {}).get('words', 0)}")
+    for reason, paths in sorted(stats["skipped"].items()):
+        print(f"  skipped ({reason}): {len(paths)}")
+        for path in paths[:50]:
+            print(f"    {path}")
+    for warning in stats["warnings"]:
+        print(f"  warning: {warning}")
+    return EXIT_OK
+
+
+# -- query / feedback ---------------------------------------------------------------------
+
+def _configure_query(p: argparse.ArgumentParser) -> None:
+    p.add_argument("text", help="the question or symbol")
+    _common(p)
+    p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
+    p.add_argument("--kind", action="append", default=None,
+                   help="only this node kind (repeatable)")
+    p.add_argument("--workflow", default=None, help="only nodes of this workflow")
+    p.add_argument("--path", dest="path_prefix", default=None, help="only under this path")
+    p.add_argument("--dense", action="store_true", help="fuse dense retrieval (needs --embed)")
+    p.add_argument("--explain", action="store_true", help="show each score's factors")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from codecite.retrievers.render import text_table
+
+    index = _load(args)
+    ctx = index.query(args.text, k=args.k, kind=args.kind, workflow=args.workflow,
+                      path=args.path_prefix, dense=args.dense)
+    if args.json:
+        print(json.dumps(ctx.to_json(), indent=1))
+        return EXIT_OK
+    if ctx.degraded:
+        print(f"note: dense retrieval unavailable ({ctx.degraded}); lexical ranking shown")
+    if not ctx.nodes:
+        print(f"no evidence matches {args.text!r} (tokens: {' '.join(ctx.tokens) or 'none'})")
+        return EXIT_OK
+    print(text_table(ctx))
+    if args.explain:
+        from codecite.explain import explain_text
+
+        print()
+        print(explain_text(ctx))
+    return EXIT_OK
+
+
+def _configure_feedback(p: argparse.ArgumentParser) -> None:
+    p.add_argument("direction", choices=["up", "down"])
+    p.add_argument("symbol", help="fully qualified symbol")
+    _common(p)
+    p.add_argument("--query", default=None, help="the query the vote is about")
+
+
+def cmd_feedback(args: argparse.Namespace) -> int:
+    index = _load(args, check_stale=False)
+    if args.symbol not in {n.metadata.get("symbol") for n in index.nodes}:
+        raise _usage(f"symbol {args.symbol!r} is not in the index; use a fully qualified "
+                     "name as `codecite query` shows it")
+    factor = index.feedback(args.symbol, args.direction == "up", args.query)
+    print(f"recorded {args.direction} for {args.symbol}; feedback factor now {factor:.2f}")
+    return EXIT_OK
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _usage(message: str) -> _UsageError:
+    return _UsageError(message)
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
+                          Callable[[argparse.Namespace], int]]] = {
+    "build": ("build or update the index", _configure_build, cmd_build),
+    "stats": ("show what is indexed and what was skipped", _configure_stats, cmd_stats),
+    "query": ("rank cited evidence for a question", _configure_query, cmd_query),
+    "feedback": ("vote a symbol up or down for future rankings", _configure_feedback,
+                 cmd_feedback),
+}
+
+
+def register(name: str, helptext: str, configure: Callable[[argparse.ArgumentParser], None],
+             run: Callable[[argparse.Namespace], int]) -> None:
+    """Add a subcommand (used by the modules that implement ask, eval, validate...)."""
+    COMMANDS[name] = (helptext, configure, run)
+
+
+def _load_extra_commands() -> None:
+    from codecite import cli_extra  # noqa: F401  (registers its commands)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _load_extra_commands()
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from codecite import __version__
+
+        print(f"codecite {__version__}")
+        return EXIT_OK
+    if not args.command:
+        parser.print_help()
+        return EXIT_USAGE
+    import logging
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s: %(message)s")
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from codecite.errors import CodeciteError, ConfigError, IndexNotFoundError, QueryError
+
+    try:
+        return COMMANDS[args.command][2](args)
+    except _UsageError as exc:
+        print(f"codecite {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ConfigError, QueryError, IndexNotFoundError) as exc:
+        print(f"codecite {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except CodeciteError as exc:
+        print(f"codecite {args.command}: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        print(f"codecite {args.command}: interrupted; the previous index is intact",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""Corpus and retrieval configuration: ``[tool.codecite]`` or ``codecite.toml``.
+
+Read from the indexed repository, validated on load (errors name the key, the
+file and the fix), overridable by keyword arguments and CLI flags. With no
+configuration at all the defaults find the package (``./pkg``, ``src/pkg`` or
+setuptools ``package-dir``), ``docs/``, ``examples/``, ``recipes/`` and the
+README.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codecite.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_SUFFIXES = (".py", ".rst", ".md")
+DEFAULT_INDEX_DIR = ".codecite"
+DEFAULT_CONFIDENCE_FLOOR: float | None = None  # None: calibrated per index
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+DEFAULT_MAX_SECTION_CHARS = 4000
+DEFAULT_DOC_DIRS = ("docs", "doc", "documentation")
+DEFAULT_EXAMPLE_DIRS = ("examples", "example", "gallery", "tutorials")
+DEFAULT_RECIPE_DIRS = ("recipes",)
+DEFAULT_ROOT_DOCS = ("README.md", "README.rst", "README.txt", "README", "AGENTS.md")
+NOT_PACKAGES = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
+                          "build", "dist", "benchmarks", "bench", "scripts", "tools", "ci",
+                          "site", "venv", "env", "node_modules"})
+
+
+@dataclass(frozen=True)
+class WorkflowRule:
+    """A workflow tag: keywords (substring of lowered path+symbol+text), path fragments."""
+
+    name: str
+    keywords: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """The constants of DESIGN.md's retrieval model (defaults are the reference values)."""
+
+    expansion_weight: float = 0.35
+    priority_step: float = 0.12
+    workflow_boost: float = 1.6
+    recipe_boost: float = 1.25
+    symbol_boost: float = 1.5
+    feedback_floor: float = 0.15
+    k1: float = 1.5
+    b: float = 0.75
+    doc_propagation: bool = True
+    propagation_share: float = 0.4
+    mined_expansion: bool = True
+    public_api_factor: float = 1.1
+    low_value_doc_factor: float = 0.5
+    max_sections_per_file: int = 3
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """``[tool.codecite.embedding]``: which backend makes dense vectors."""
+
+    backend: str | None = None   # "openai", "local", or None (lexical only)
+    model: str | None = None
+    api_base: str | None = None
+    batch_size: int = 64
+
+
+@dataclass(frozen=True)
+class CodeciteConfig:
+    """Everything that decides what is indexed and how it is ranked.
+
+    Example:
+        >>> cfg = CodeciteConfig(root=Path("."), packages=("pkg",), roots=("pkg", "docs"))
+        >>> cfg.priority_for("pkg/core.py")
+        1
+    """
+
+    root: Path
+    packages: tuple[str, ...] = ()
+    package_dirs: dict[str, str] = field(default_factory=dict)
+    roots: tuple[str, ...] = ()
+    root_docs: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    exclude: tuple[str, ...] = ()
+    recipes: tuple[str, ...] = ()
+    include_private: bool = False
+    index_dir: str = DEFAULT_INDEX_DIR
+    confidence_floor: float | None = DEFAULT_CONFIDENCE_FLOOR
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_section_chars: int = DEFAULT_MAX_SECTION_CHARS
+    priorities: dict[str, int] = field(default_factory=dict)
+    workflows: tuple[WorkflowRule, ...] = ()
+    expansions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    intents: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    registry: dict[str, dict[str, Any]] = field(default_factory=dict)
+    registry_file: str | None = None
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    source: str | None = None  # the file the settings came from, if any
+
+    @property
+    def index_path(self) -> Path:
+        path = Path(self.index_dir)
+        return path if path.is_absolute() else self.root / path
+
+    def priority_for(self, source_path: str) -> int:
+        """Longest configured prefix at a path-segment boundary wins; default 1."""
+        best, best_len = 1, -1
+        for prefix, value in self.priorities.items():
+            p = prefix.strip("/")
+            if (source_path == p or source_path.startswith(p + "/")) and len(p) > best_len:
+                best, best_len = value, len(p)
+        return best
+
+    def digest(self) -> str:
+        """A digest of every setting that changes what the index holds."""
+        data = dataclasses.asdict(self)
+        data.pop("root")
+        data.pop("source")
+        blob = json.dumps(data, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+# -- reading ------------------------------------------------------------------------
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read '{path}': {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"'{path}' is not valid TOML ({exc}); fix the syntax") from exc
+
+
+def find_settings(root: Path, config_file: Path | None = None) -> tuple[dict[str, Any], str | None]:
+    """The raw settings table and the file it came from (``{}``, None when absent)."""
+    if config_file is not None:
+        data = _read_toml(config_file)
+        if config_file.name == "pyproject.toml":
+            return data.get("tool", {}).get("codecite", {}), str(config_file)
+        return data.get("tool", {}).get("codecite", data), str(config_file)
+    own = root / "codecite.toml"
+    if own.is_file():
+        return _read_toml(own), str(own)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {}).get("codecite")
+        if table is not None:
+            return table, str(pyproject)
+    return {}, None
+
+
+def setuptools_package_dirs(root: Path) -> dict[str, str]:
+    """``[tool.setuptools] package-dir`` of the repository, if it declares one."""
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return {}
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    mapping = data.get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    return {str(k): str(v) for k, v in mapping.items()} if isinstance(mapping, dict) else {}
+
+
+def detect_packages(root: Path) -> dict[str, str]:
+    """Import name -> folder for packages at ``./`` or ``src/`` (zero config)."""
+    mapping = setuptools_package_dirs(root)
+    if mapping:
+        if "" in mapping:  # {"" = "src"}: every package under that folder
+            base = mapping.pop("")
+            mapping.update(_packages_in(root / base, f"{base.strip('/')}/"))
+        return mapping
+    found = _packages_in(root / "src", "src/") if (root / "src").is_dir() else {}
+    return found or _packages_in(root, "")
+
+
+def _packages_in(folder: Path, prefix: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not folder.is_dir():
+        return out
+    for child in sorted(folder.iterdir()):
+        if child.name.startswith((".", "_")) or child.name.lower() in NOT_PACKAGES:
+            continue
+        if child.is_dir() and ((child / "__init__.py").is_file()
+                               or (child / "__init__.pyi").is_file()):
+            out[child.name] = f"{prefix}{child.name}"
+        elif child.is_file() and child.suffix == ".py" and prefix == "src/":
+            out[child.stem] = f"{prefix}{child.name}"
+    return out
+
+
+def _default_roots(root: Path, package_dirs: dict[str, str]) -> tuple[str, ...]:
+    roots = list(dict.fromkeys(package_dirs.values()))
+    for group in (DEFAULT_DOC_DIRS, DEFAULT_EXAMPLE_DIRS, DEFAULT_RECIPE_DIRS):
+        roots += [d for d in group if (root / d).is_dir()]
+    return tuple(roots)
+
+
+def _default_root_docs(root: Path) -> tuple[str, ...]:
+    return tuple(name for name in DEFAULT_ROOT_DOCS if (root / name).is_file())
+
+
+def load_config(root: str | Path = ".", config_file: str | Path | None = None,
+                **overrides: Any) -> CodeciteConfig:
+    """Read, validate and complete the configuration of the repository at ``root``.
+
+    Keyword arguments override file settings (same names as the TOML keys).
+    """
+    root_path = Path(root).resolve()
+    if not root_path.is_dir():
+        raise ConfigError(f"repository root '{root}' is not a folder; pass an existing path")
+    raw, source = find_settings(root_path, Path(config_file) if config_file else None)
+    raw = dict(raw)
+    raw.update({k: v for k, v in overrides.items() if v is not None})
+    from codecite._config_schema import validate_settings  # local: keeps this module short
+
+    values = validate_settings(raw, source or "keyword arguments", root_path)
+    if "package_dirs" not in values:
+        detected = detect_packages(root_path)
+        if "packages" in values:
+            detected = {name: detected.get(name, _guess_dir(root_path, name))
+                        for name in values["packages"]}
+        values["package_dirs"] = detected
+    values.setdefault("packages", tuple(values["package_dirs"]))
+    values.setdefault("roots", _default_roots(root_path, values["package_dirs"]))
+    values.setdefault("root_docs", _default_root_docs(root_path))
+    values.setdefault("recipes", tuple(d for d in DEFAULT_RECIPE_DIRS
+                                       if d in values["roots"] and (root_path / d).is_dir()))
+    return CodeciteConfig(root=root_path, source=source, **values)
+
+
+def _guess_dir(root: Path, name: str) -> str:
+    base = name.replace(".", "/")
+    return f"src/{base}" if (root / "src" / base).is_dir() else base

@@ -1,0 +1,239 @@
+"""The corpus walk: which files are indexed, which are skipped and why, the fingerprint.
+
+Fingerprint (DESIGN.md) = SHA-256 over the sorted indexable files of
+``relpath ":" sha256(bytes)``, content-based, never mtime.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from codecite.config import CodeciteConfig
+
+logger = logging.getLogger(__name__)
+
+EXCLUDED_DIRS = frozenset({
+    "tests", "test", "testing", "__pycache__", "build", "dist", ".git", ".hg", ".svn",
+    ".tox", ".nox", ".venv", "venv", ".env", "env", ".eggs", "node_modules", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints", "_build", "_static", "static",
+    "site-packages", "htmlcov", ".idea", ".vscode", ".github", "_templates",
+})
+EXCLUDED_DIR_SUFFIXES = (".egg-info", ".dist-info")
+
+
+class SkipReason(str, Enum):
+    """Why a file under an indexed root was not indexed."""
+
+    TESTS = "tests"
+    BUILT_IN = "built-in exclusion"
+    EXCLUDED = "excluded by config"
+    SUFFIX = "suffix not indexed"
+    TOO_LARGE = "larger than max_file_bytes"
+    BINARY = "binary (NUL bytes)"
+    UNREADABLE = "unreadable"
+    LINK_OUTSIDE = "symlink outside the repository"
+    LINK_LOOP = "symlink loop"
+    MISSING_ROOT = "configured root does not exist"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class FileRole(str, Enum):
+    PYTHON = "python"
+    DOC = "doc"
+    RECIPE = "recipe"
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    rel: str
+    role: FileRole
+    data: bytes
+    digest: str
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    rel: str
+    reason: SkipReason
+
+
+@dataclass
+class Corpus:
+    files: list[CorpusFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+    @property
+    def digests(self) -> dict[str, str]:
+        return {f.rel: f.digest for f in self.files}
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint_of(self.digests)
+
+
+def fingerprint_of(digests: dict[str, str]) -> str:
+    """SHA-256 over ``relpath:sha256(bytes)`` of the sorted indexable files."""
+    h = hashlib.sha256()
+    for rel in sorted(digests):
+        h.update(f"{rel}:{digests[rel]}".encode())
+    return h.hexdigest()
+
+
+def _is_test_file(name: str) -> bool:
+    return (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py") \
+        or name == "conftest.py"
+
+
+def _excluded_by_config(rel: str, patterns: tuple[str, ...]) -> bool:
+    for pat in patterns:
+        if any(ch in pat for ch in "*?["):
+            if fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(rel, pat.rstrip("/") + "/*"):
+                return True
+        elif pat and pat in rel:
+            return True
+    return False
+
+
+class _Walker:
+    def __init__(self, cfg: CodeciteConfig) -> None:
+        self.cfg = cfg
+        self.root = cfg.root
+        self.index_dir = cfg.index_path.resolve()
+        self.recipe_dirs = tuple(r.strip("/") + "/" for r in cfg.recipes)
+        self.corpus = Corpus()
+        self._seen: set[str] = set()
+
+    def skip(self, rel: str, reason: SkipReason) -> None:
+        self.corpus.skipped.append(SkippedFile(rel, reason))
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def link_target_ok(self, path: Path) -> bool:
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            self.skip(self.rel(path), SkipReason.LINK_LOOP)
+            return False
+        if target != self.root and self.root not in target.parents:
+            self.skip(self.rel(path), SkipReason.LINK_OUTSIDE)
+            return False
+        return True
+
+    def walk_root(self, root: str) -> Iterator[Path]:
+        base = self.root / root if root != "." else self.root
+        if base.is_symlink() and not self.link_target_ok(base):
+            return
+        if base.is_file():
+            yield base
+            return
+        if not base.is_dir():
+            self.skip(root, SkipReason.MISSING_ROOT)
+            return
+        yield from self._walk_dir(base, set())
+
+    def _walk_dir(self, folder: Path, visiting: set[str]) -> Iterator[Path]:
+        real = os.path.realpath(folder)
+        if real in visiting:
+            self.skip(self.rel(folder), SkipReason.LINK_LOOP)
+            return
+        visiting = visiting | {real}
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            self.skip(self.rel(folder), SkipReason.UNREADABLE)
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.is_symlink() and not self.link_target_ok(path):
+                continue
+            if entry.is_dir():
+                if self._dir_excluded(path, entry.name):
+                    continue
+                yield from self._walk_dir(path, visiting)
+            else:
+                yield path
+
+    def _dir_excluded(self, path: Path, name: str) -> bool:
+        if path.resolve() == self.index_dir or name.startswith(".codecite"):
+            return True
+        if name in ("tests", "test", "testing"):
+            self.skip(self.rel(path) + "/", SkipReason.TESTS)
+            return True
+        if name in EXCLUDED_DIRS or name.endswith(EXCLUDED_DIR_SUFFIXES) or \
+                (name.startswith(".") and name not in (".",)):
+            return True
+        rel = self.rel(path) + "/"
+        if _excluded_by_config(rel, self.cfg.exclude):
+            self.skip(rel, SkipReason.EXCLUDED)
+            return True
+        return False
+
+    def consider(self, path: Path) -> None:
+        rel = self.rel(path)
+        if rel in self._seen:
+            return
+        self._seen.add(rel)
+        reason = self._file_reason(rel, path)
+        if reason is not None:
+            if reason is not SkipReason.SUFFIX:
+                self.skip(rel, reason)
+            return
+        try:
+            if path.stat().st_size > self.cfg.max_file_bytes:
+                self.skip(rel, SkipReason.TOO_LARGE)
+                return
+            data = path.read_bytes()
+        except OSError:
+            self.skip(rel, SkipReason.UNREADABLE)
+            return
+        if b"\x00" in data:
+            self.skip(rel, SkipReason.BINARY)
+            return
+        role = self._role(rel)
+        self.corpus.files.append(CorpusFile(rel, role, data, hashlib.sha256(data).hexdigest()))
+
+    def _file_reason(self, rel: str, path: Path) -> SkipReason | None:
+        name = path.name
+        if _is_test_file(name):
+            return SkipReason.TESTS
+        if rel.endswith("/conf.py") and any(rel.startswith(d + "/") for d in
+                                            ("docs", "doc", "docs/source", "doc/source")):
+            return SkipReason.BUILT_IN
+        if _excluded_by_config(rel, self.cfg.exclude):
+            return SkipReason.EXCLUDED
+        if path.suffix.lower() not in self.cfg.suffixes:
+            return SkipReason.SUFFIX
+        return None
+
+    def _role(self, rel: str) -> FileRole:
+        if rel.endswith((".py", ".pyi")):
+            return FileRole.PYTHON
+        if rel.endswith((".md", ".markdown")) and rel.startswith(self.recipe_dirs):
+            return FileRole.RECIPE
+        return FileRole.DOC
+
+
+def walk_corpus(cfg: CodeciteConfig) -> Corpus:
+    """Every indexable file under the configured roots and root docs, read once."""
+    walker = _Walker(cfg)
+    for root in cfg.roots:
+        for path in walker.walk_root(root):
+            walker.consider(path)
+    for doc in cfg.root_docs:
+        path = cfg.root / doc
+        if path.is_symlink() and not walker.link_target_ok(path):
+            continue
+        if path.is_file():
+            walker.consider(path)
+    walker.corpus.files.sort(key=lambda f: f.rel)
+    return walker.corpus

@@ -1,0 +1,38 @@
+"""``--explain``: how the query was read and every factor of every hit's score."""
+
+from __future__ import annotations
+
+from codecite.retrievers.render import label_of
+from codecite.retrievers.results import RetrievedContext
+
+
+def explain_text(ctx: RetrievedContext) -> str:
+    """A readable walk-through of a ``RetrievedContext``."""
+    lines = [
+        f"query tokens:    {' '.join(ctx.tokens) or '(none)'}",
+        f"expansion e(q):  {' '.join(ctx.expansion) or '(none)'}"
+        + (f"  [{ctx.expansion_source}]" if ctx.expansion_source else ""),
+        f"workflow:        {ctx.workflow or '(none inferred)'}",
+        f"top score:       {ctx.top_score:.3f}" + (
+            f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),
+        "",
+        "s = (bm25_q + w*bm25_e) * priority * workflow * recipe * symbol * feedback * zero_config",
+    ]
+    labels = {n.node.node_id: label_of(n.node.metadata) for n in ctx.nodes}
+    for i, nws in enumerate(ctx.nodes, 1):
+        b = ctx.breakdown.get(nws.node.node_id)
+        if b is None:
+            continue
+        lines.append(
+            f"{i:>2}. {labels[nws.node.node_id]}\n"
+            f"    L = {b.bm25_q:.3f} + w*{b.bm25_e:.3f} = {b.lexical:.3f}; "
+            f"x priority {b.priority:.2f} x workflow {b.workflow:.2f} x recipe {b.recipe:.2f} "
+            f"x symbol {b.symbol:.2f} x feedback {b.feedback:.2f} x zero-config "
+            f"{b.zero_config:.2f} = {b.composed:.3f}")
+        if b.propagated_from:
+            src = labels.get(b.propagated_from, b.propagated_from)
+            lines.append(f"    propagated from doc section {src}: final {b.final:.3f}")
+        if b.dense_cosine is not None or b.dense_rank is not None:
+            lines.append(f"    dense cosine {b.dense_cosine}, lexical rank {b.lexical_rank}, "
+                         f"dense rank {b.dense_rank}, fused {b.final:.5f}")
+    return "\n".join(lines)

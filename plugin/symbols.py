@@ -1,0 +1,117 @@
+"""The indexed package's namespace as parsed: modules, symbols, re-exports.
+
+Built at index time from the Python parser's output and persisted as
+``symbols.json``; used by code validation and by doc-to-symbol resolution.
+Nothing here imports the indexed project.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codecite.node_parsers.schema import CODE_KINDS
+
+SYMBOL_KEYS = ("kind", "symbol_type", "signature", "params", "returns", "decorators",
+               "fields", "has_init", "bases", "source_path", "start_line", "end_line")
+
+
+@dataclass
+class SymbolTable:
+    """Modules (with their top-level bindings) and code symbols by qualified name.
+
+    Example:
+        >>> t = SymbolTable(modules={"pkg": {"defines": {"f": "function"}, "imports": {}}})
+        >>> t.resolve("pkg.f")
+        'pkg.f'
+    """
+
+    modules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    symbols: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def from_parts(cls, namespaces: Iterable[dict[str, Any]],
+                   nodes_metadata: Iterable[dict[str, Any]]) -> SymbolTable:
+        modules = {ns["module"]: ns for ns in namespaces}
+        symbols: dict[str, dict[str, Any]] = {}
+        for meta in nodes_metadata:
+            if meta.get("kind") in CODE_KINDS and meta.get("symbol"):
+                # the first definition wins (a property getter before its setter)
+                symbols.setdefault(meta["symbol"], {k: meta.get(k) for k in SYMBOL_KEYS})
+        return cls(modules, symbols)
+
+    # -- persistence -------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {"modules": self.modules, "symbols": self.symbols}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SymbolTable:
+        return cls(dict(data.get("modules", {})), dict(data.get("symbols", {})))
+
+    @classmethod
+    def load(cls, path: Path) -> SymbolTable:
+        return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+    # -- queries -------------------------------------------------------------------
+    @property
+    def top_packages(self) -> set[str]:
+        return {m.split(".")[0] for m in self.modules}
+
+    def is_module(self, name: str) -> bool:
+        return name in self.modules
+
+    def submodules(self, name: str) -> list[str]:
+        prefix = name + "."
+        return sorted(m for m in self.modules if m.startswith(prefix)
+                      and "." not in m[len(prefix):])
+
+    def names_in(self, module: str) -> set[str]:
+        """Every name a module binds at top level, plus its direct submodules."""
+        ns = self.modules.get(module, {})
+        names = set(ns.get("defines", {})) | set(ns.get("imports", {}))
+        names |= {m.rsplit(".", 1)[1] for m in self.submodules(module)}
+        return names
+
+    def resolve(self, dotted: str, _depth: int = 0) -> str | None:
+        """Follow re-exports to the defining qualified name, or None if not provable.
+
+        ``pkg.f`` where ``pkg/__init__.py`` does ``from ._impl import f`` resolves
+        to ``pkg._impl.f``; a module resolves to itself.
+        """
+        if _depth > 20:
+            return None
+        if dotted in self.symbols or dotted in self.modules:
+            return dotted
+        parts = dotted.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            if module not in self.modules:
+                continue
+            ns = self.modules[module]
+            head, rest = parts[i], parts[i + 1:]
+            target = ns.get("imports", {}).get(head)
+            if target is not None:
+                full = ".".join([target, *rest])
+                return self.resolve(full, _depth + 1) if full != dotted else None
+            if head in ns.get("defines", {}):
+                base = f"{module}.{head}"
+                if not rest:
+                    return base
+                candidate = ".".join([base, *rest])
+                return candidate if candidate in self.symbols else None
+            return None
+        return None
+
+    def public_aliases(self) -> dict[str, str]:
+        """Re-exported public names -> defining names (``pkg.f`` -> ``pkg._impl.f``)."""
+        out: dict[str, str] = {}
+        for module, ns in self.modules.items():
+            for name in ns.get("imports", {}):
+                alias = f"{module}.{name}"
+                target = self.resolve(alias)
+                if target and target != alias and target in self.symbols:
+                    out[alias] = target
+        return out

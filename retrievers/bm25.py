@@ -1,0 +1,251 @@
+"""The boosted lexical retriever: BM25 over identifier-aware tokens, composed boosts.
+
+A subclass of LlamaIndex's ``BM25Retriever`` (so it drops into any pipeline),
+built on an existing ``bm25s.BM25`` made from codecite's own token lists. It
+scores every node for the query and for its expansion, applies metadata filters
+before ranking, composes the factors of ``boosts`` vectorised over all nodes,
+and returns ``NodeWithScore`` whose score is ``s(c)``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from llama_index.core.vector_stores.types import MetadataFilters
+from llama_index.core.vector_stores.utils import build_metadata_filter_fn
+from llama_index.retrievers.bm25 import BM25Retriever
+
+from . import boosts
+from .expansion import configured_expansion, infer_workflow
+from .lexical import bm25_scores, load_bm25, save_bm25
+from .propagation import DocPropagation
+from .results import RetrievedContext, ScoreBreakdown
+from .settings import ScoringSettings
+from .tokenizer import identifier_mentions, query_tokens
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TOP_K = 10
+MAX_TOP_K = 1000
+
+
+class _NodeArrays:
+    """Per-node vectors the scoring needs, computed once when the retriever is made."""
+
+    def __init__(self, nodes: Sequence[TextNode], settings: ScoringSettings,
+                 feedback: Mapping[str, float]) -> None:
+        metas = [n.metadata for n in nodes]
+        self.kinds = np.array([m.get("kind") or "" for m in metas])
+        self.workflows = [m.get("workflow") for m in metas]
+        self.priority = np.array([boosts.priority_factor(int(m.get("priority") or 1),
+                                                         settings.priority_step)
+                                  for m in metas], dtype=np.float32)
+        self.recipe = np.where(self.kinds == "recipe", settings.recipe_boost, 1.0)
+        self.feedback = np.array([boosts.feedback_factor(float(feedback.get(m.get("symbol"), 0)),
+                                                         settings.feedback_floor)
+                                  if m.get("symbol") in feedback else 1.0 for m in metas],
+                                 dtype=np.float32)
+        self.zero_config = np.array([settings.zero_config_factor(m) for m in metas],
+                                    dtype=np.float32)
+        self.leaf_index: dict[str, list[int]] = {}
+        for i, m in enumerate(metas):
+            if m.get("symbol") and m.get("kind") in ("python_symbol", "python_method"):
+                self.leaf_index.setdefault(m["symbol"].rsplit(".", 1)[-1].lower(), []).append(i)
+        self.paths = [m.get("source_path") or "" for m in metas]
+
+    def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
+        if workflow is None:
+            return np.ones(len(self.workflows), dtype=np.float32)
+        return np.array([boost if w == workflow else 1.0 for w in self.workflows],
+                        dtype=np.float32)
+
+    def symbol_vector(self, mentioned: set[str], boost: float) -> np.ndarray:
+        out = np.ones(len(self.workflows), dtype=np.float32)
+        for word in mentioned:
+            for i in self.leaf_index.get(word, ()):
+                out[i] = boost
+        return out
+
+
+class CodeciteRetriever(BM25Retriever):
+    """Identifier-aware BM25 with expansion and the composed boosts of DESIGN.md.
+
+    Example:
+        >>> index = codecite.load("path/to/repo")                 # doctest: +SKIP
+        >>> retriever = index.retriever(similarity_top_k=5)       # doctest: +SKIP
+        >>> retriever.retrieve("how do I correct static shift")   # doctest: +SKIP
+    """
+
+    def __init__(self, nodes: Sequence[TextNode], bm25: bm25s.BM25,
+                 settings: ScoringSettings | None = None,
+                 similarity_top_k: int = DEFAULT_TOP_K,
+                 feedback: Mapping[str, float] | None = None,
+                 propagation: DocPropagation | None = None,
+                 mined_expansion: Mapping[str, Sequence[str]] | None = None,
+                 filters: MetadataFilters | None = None,
+                 kinds: Sequence[str] | None = None, workflow: str | None = None,
+                 path_prefix: str | None = None, **kwargs: Any) -> None:
+        if int(bm25.scores["num_docs"]) != len(nodes):
+            raise ValueError(f"bm25 index has {bm25.scores['num_docs']} documents but "
+                             f"{len(nodes)} nodes were given")
+        self.settings = settings or ScoringSettings()
+        self.nodes = list(nodes)
+        self.feedback = dict(feedback or {})
+        self.propagation = propagation
+        self.mined_expansion = dict(mined_expansion or {})
+        self._arrays = _NodeArrays(self.nodes, self.settings, self.feedback)
+        self._filters = filters
+        self._kinds = tuple(kinds) if kinds else None
+        self._workflow_filter = workflow
+        self._path_prefix = path_prefix
+        top_k = max(1, min(int(similarity_top_k), MAX_TOP_K))
+        super().__init__(existing_bm25=bm25, similarity_top_k=top_k, skip_stemming=True,
+                         **kwargs)
+        self.similarity_top_k = top_k  # the parent clamps it to the corpus size
+        self._mask = self._filter_mask()
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CodeciteRetriever"
+
+    # -- filters (applied before ranking) -------------------------------------------------
+    def _filter_mask(self) -> np.ndarray | None:
+        n = len(self.nodes)
+        mask = np.ones(n, dtype=bool)
+        if self._kinds:
+            mask &= np.isin(self._arrays.kinds, list(self._kinds))
+        if self._workflow_filter:
+            mask &= np.array([w == self._workflow_filter for w in self._arrays.workflows])
+        if self._path_prefix:
+            prefix = self._path_prefix.strip("/")
+            mask &= np.array([p == prefix or p.startswith(prefix + "/") for p in
+                              self._arrays.paths])
+        if self._filters is not None:
+            by_id = {node.node_id: node.metadata for node in self.nodes}
+            keep = build_metadata_filter_fn(lambda node_id: by_id[node_id], self._filters)
+            mask &= np.array([bool(keep(node.node_id)) for node in self.nodes])
+        return None if mask.all() else mask
+
+    # -- the score --------------------------------------------------------------------
+    def read_query(self, query: str) -> tuple[list[str], list[str], str | None, str | None]:
+        """Query tokens, expansion tokens (and where they came from), inferred workflow."""
+        tokens = query_tokens(query)
+        expansion = configured_expansion(query, self.settings.expansions, tokens)
+        source = "configured" if expansion else None
+        if not expansion and self.settings.mined_expansion and self.mined_expansion:
+            from .mined import mined_terms
+
+            expansion = mined_terms(tokens, self.mined_expansion)
+            source = "mined" if expansion else None
+        workflow = infer_workflow(query, self.settings.workflows)
+        return tokens, expansion, source, workflow
+
+    def score_all(self, query: str) -> tuple[np.ndarray, dict[str, Any]]:
+        """Final score of every node, and the per-node vectors that made it."""
+        tokens, expansion, source, workflow = self.read_query(query)
+        s = self.settings
+        q = bm25_scores(self.bm25, tokens)
+        e = bm25_scores(self.bm25, expansion)
+        lexical = q + s.expansion_weight * e
+        if self._mask is not None:
+            lexical = np.where(self._mask, lexical, 0.0)
+        a = self._arrays
+        wf = a.workflow_vector(workflow, s.workflow_boost)
+        sym = a.symbol_vector(identifier_mentions(query), s.symbol_boost)
+        composed = lexical * a.priority * wf * a.recipe * sym * a.feedback * a.zero_config
+        composed = np.where(lexical > 0, composed, 0.0).astype(np.float32)
+        final, sources = composed, None
+        if self.propagation is not None and s.doc_propagation:
+            final, sources = self.propagation.apply(composed, s.propagation_share, self._mask)
+        parts = {"tokens": tokens, "expansion": expansion, "source": source,
+                 "workflow": workflow, "q": q, "e": e, "lexical": lexical, "wf": wf,
+                 "sym": sym, "composed": composed, "sources": sources}
+        return final, parts
+
+    def retrieve_context(self, query: str | QueryBundle,
+                         similarity_top_k: int | None = None) -> RetrievedContext:
+        """Rank nodes for ``query`` and explain every score."""
+        query_str = query.query_str if isinstance(query, QueryBundle) else str(query)
+        k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
+        k = max(1, min(k, MAX_TOP_K))
+        final, parts = self.score_all(query_str)
+        order = rank_order(final, k, self.settings.max_sections_per_file, self._doc_files())
+        ctx = RetrievedContext(query=query_str, tokens=parts["tokens"],
+                               expansion=parts["expansion"],
+                               expansion_source=parts["source"], workflow=parts["workflow"])
+        ctx.top_score = float(parts["composed"].max(initial=0.0))
+        for i in order:
+            node = self.nodes[i]
+            ctx.nodes.append(NodeWithScore(node=node, score=float(final[i])))
+            ctx.breakdown[node.node_id] = self._breakdown(i, parts, final)
+        return ctx
+
+    def _doc_files(self) -> list[str | None]:
+        return [p if k == "doc_section" else None
+                for p, k in zip(self._arrays.paths, self._arrays.kinds)]
+
+    def _breakdown(self, i: int, parts: dict[str, Any], final: np.ndarray) -> ScoreBreakdown:
+        a = self._arrays
+        src = parts["sources"][i] if parts["sources"] is not None else -1
+        return ScoreBreakdown(
+            bm25_q=float(parts["q"][i]), bm25_e=float(parts["e"][i]),
+            lexical=float(parts["lexical"][i]), priority=float(a.priority[i]),
+            workflow=float(parts["wf"][i]), recipe=float(a.recipe[i]),
+            symbol=float(parts["sym"][i]), feedback=float(a.feedback[i]),
+            zero_config=float(a.zero_config[i]), composed=float(parts["composed"][i]),
+            propagated_from=self.nodes[src].node_id if src >= 0 else None,
+            final=float(final[i]))
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self.retrieve_context(query_bundle).nodes
+
+    # -- persistence ---------------------------------------------------------------------
+    def persist(self, path: str, encoding: str = "utf-8", **kwargs: Any) -> None:
+        """Write the nodes, the bm25s arrays and the settings to ``path`` (no pickle)."""
+        from .persist import persist_retriever
+
+        persist_retriever(self, Path(path))
+
+    @classmethod
+    def from_persist_dir(cls, path: str, encoding: str = "utf-8",
+                         **kwargs: Any) -> CodeciteRetriever:
+        """Load a retriever from ``path`` (an index dir or a ``persist()`` output)."""
+        from .persist import load_retriever
+
+        return load_retriever(cls, Path(path), **kwargs)
+
+
+def rank_order(scores: np.ndarray, k: int, max_per_file: int,
+               doc_files: Sequence[str | None]) -> list[int]:
+    """Indexes of the top ``k`` positive scores, ties broken by node order.
+
+    At most ``max_per_file`` sections of one doc file are kept (0 = no limit), so
+    one long page cannot crowd out the symbol it documents.
+    """
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0:
+        return []
+    order = positive[np.lexsort((positive, -scores[positive]))]
+    if max_per_file <= 0:
+        return [int(i) for i in order[:k]]
+    out: list[int] = []
+    per_file: dict[str, int] = {}
+    for i in order:
+        path = doc_files[i]
+        if path is not None:
+            if per_file.get(path, 0) >= max_per_file:
+                continue
+            per_file[path] = per_file.get(path, 0) + 1
+        out.append(int(i))
+        if len(out) >= k:
+            break
+    return out
+
+
+__all__ = ["CodeciteRetriever", "rank_order", "save_bm25", "load_bm25"]

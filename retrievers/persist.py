@@ -1,0 +1,96 @@
+"""Retriever persistence without pickle: nodes JSONL, bm25s arrays, settings JSON.
+
+``from_persist_dir`` reads either a ``persist()`` output or a codecite index
+dir (same file names), so a built index is directly a persisted retriever.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core.schema import TextNode
+
+from codecite.node_parsers.schema import HIDDEN_METADATA_KEYS
+
+from .lexical import load_bm25, save_bm25
+from .propagation import DocPropagation
+from .settings import ScoringSettings
+
+if TYPE_CHECKING:
+    from .bm25 import CodeciteRetriever
+
+NODES_FILE = "nodes.jsonl"
+SETTINGS_FILE = "retriever.json"
+EDGES_FILE = "extras/doc_refs.json"
+MINED_FILE = "extras/mined_expansion.json"
+FEEDBACK_FILE = "feedback.json"
+
+
+def node_from_record(rec: dict[str, Any]) -> TextNode:
+    meta = rec["metadata"]
+    hidden = [k for k in HIDDEN_METADATA_KEYS if k in meta] + ["public"]
+    return TextNode(id_=rec["id"], text=rec["text"], metadata=meta,
+                    excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden)
+
+
+def record_of(node: TextNode) -> dict[str, Any]:
+    return {"id": node.node_id, "text": node.get_content(), "metadata": dict(node.metadata)}
+
+
+def read_nodes(path: Path) -> list[TextNode]:
+    with (path / NODES_FILE).open(encoding="utf-8") as fh:
+        return [node_from_record(json.loads(line)) for line in fh if line.strip()]
+
+
+def persist_retriever(retriever: CodeciteRetriever, path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    with (path / NODES_FILE).open("w", encoding="utf-8") as fh:
+        for node in retriever.nodes:
+            fh.write(json.dumps(record_of(node), ensure_ascii=False) + "\n")
+    save_bm25(retriever.bm25, path)
+    (path / SETTINGS_FILE).write_text(json.dumps(
+        {"settings": retriever.settings.to_json(),
+         "similarity_top_k": retriever.similarity_top_k}), encoding="utf-8")
+    if retriever.propagation is not None:
+        write_edges(path, retriever.propagation)
+    if retriever.mined_expansion:
+        (path / MINED_FILE).parent.mkdir(exist_ok=True)
+        (path / MINED_FILE).write_text(json.dumps(retriever.mined_expansion), encoding="utf-8")
+
+
+def write_edges(path: Path, prop: DocPropagation) -> None:
+    (path / EDGES_FILE).parent.mkdir(exist_ok=True)
+    (path / EDGES_FILE).write_text(json.dumps(
+        {"sections": prop.sections.tolist(), "symbols": prop.symbols.tolist()}),
+        encoding="utf-8")
+
+
+def read_optional_json(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_parts(path: Path, nodes: list[TextNode]) -> dict[str, Any]:
+    """Settings, propagation edges, mined expansion and feedback stored at ``path``."""
+    saved = read_optional_json(path / SETTINGS_FILE) or {}
+    edges = read_optional_json(path / EDGES_FILE)
+    feedback = read_optional_json(path / FEEDBACK_FILE) or {}
+    return {
+        "settings": ScoringSettings.from_json(saved.get("settings", {})),
+        "similarity_top_k": saved.get("similarity_top_k", 10),
+        "propagation": DocPropagation(edges["sections"], edges["symbols"], len(nodes))
+        if edges else None,
+        "mined_expansion": read_optional_json(path / MINED_FILE) or {},
+        "feedback": {sym: float(v.get("votes", 0)) for sym, v in feedback.items()}
+        if isinstance(feedback, dict) else {},
+    }
+
+
+def load_retriever(cls: type[CodeciteRetriever], path: Path, **kwargs: Any) -> CodeciteRetriever:
+    nodes = read_nodes(path)
+    parts = load_parts(path, nodes)
+    parts.update(kwargs)
+    return cls(nodes, load_bm25(path), **parts)

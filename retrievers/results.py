@@ -1,0 +1,72 @@
+"""What a retrieval returns besides the ranked nodes: the query's reading and each score."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from llama_index.core.schema import NodeWithScore
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    """Every term of one node's composed score, for ``--explain``."""
+
+    bm25_q: float
+    bm25_e: float
+    lexical: float
+    priority: float
+    workflow: float
+    recipe: float
+    symbol: float
+    feedback: float
+    zero_config: float
+    composed: float
+    propagated_from: str | None = None
+    final: float = 0.0
+    dense_cosine: float | None = None
+    lexical_rank: int | None = None
+    dense_rank: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RetrievedContext:
+    """A retrieval pass: the query, how it was read, and the ranked evidence.
+
+    ``top_score`` is the best lexical composed score ``s(c)``, the confidence proxy.
+    """
+
+    query: str
+    tokens: list[str]
+    expansion: list[str]
+    expansion_source: str | None
+    workflow: str | None
+    nodes: list[NodeWithScore] = field(default_factory=list)
+    breakdown: dict[str, ScoreBreakdown] = field(default_factory=dict)
+    top_score: float = 0.0
+    top_cosine: float | None = None
+    degraded: str | None = None
+    mode: str = "lexical"
+
+    def to_json(self) -> dict[str, Any]:
+        from codecite.retrievers.render import node_row
+
+        return {
+            "query": self.query, "tokens": self.tokens, "expansion": self.expansion,
+            "expansion_source": self.expansion_source, "workflow": self.workflow,
+            "top_score": self.top_score, "top_cosine": self.top_cosine,
+            "degraded": self.degraded, "mode": self.mode,
+            "results": [
+                {**node_row(i, nws), "breakdown": self.breakdown[nws.node.node_id].to_json()
+                 if nws.node.node_id in self.breakdown else None}
+                for i, nws in enumerate(self.nodes, 1)
+            ],
+        }
+
+    def _repr_html_(self) -> str:
+        from codecite.retrievers.render import html_table
+
+        return html_table(self)

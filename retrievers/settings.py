@@ -1,0 +1,60 @@
+"""Scoring settings the retriever needs, independent of where they were configured."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import boosts
+
+LOW_VALUE_DOC = re.compile(
+    r"(^|/)(changelog|changes|history|release[-_]?notes|releases|news|whatsnew|"
+    r"contributing|authors|license|code[-_]of[-_]conduct)[^/]*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """The constants of the composed score; defaults are DESIGN.md's.
+
+    ``workflows`` maps a workflow name to its query keywords; ``expansions``
+    maps a trigger phrase to its terms.
+    """
+
+    expansion_weight: float = 0.35
+    priority_step: float = boosts.DEFAULT_PRIORITY_STEP
+    workflow_boost: float = boosts.DEFAULT_WORKFLOW_BOOST
+    recipe_boost: float = boosts.DEFAULT_RECIPE_BOOST
+    symbol_boost: float = boosts.DEFAULT_SYMBOL_BOOST
+    feedback_floor: float = boosts.DEFAULT_FEEDBACK_FLOOR
+    expansions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    workflows: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    doc_propagation: bool = True
+    propagation_share: float = 0.4
+    mined_expansion: bool = True
+    public_api_factor: float = 1.1
+    low_value_doc_factor: float = 0.5
+    max_sections_per_file: int = 3
+
+    def zero_config_factor(self, meta: Mapping[str, Any]) -> float:
+        """Mild zero-config preferences: public API up, changelog-like pages down."""
+        factor = 1.0
+        if meta.get("public") and meta.get("kind") in ("python_symbol", "python_method"):
+            factor *= self.public_api_factor
+        if meta.get("kind") == "doc_section" and LOW_VALUE_DOC.search(
+                str(meta.get("source_path", ""))):
+            factor *= self.low_value_doc_factor
+        return factor
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: (dict(v) if isinstance(v, Mapping) else v)
+                for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ScoringSettings:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        for key in ("expansions", "workflows"):
+            if key in known:
+                known[key] = {k: tuple(v) for k, v in known[key].items()}
+        return cls(**known)

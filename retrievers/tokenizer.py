@@ -1,0 +1,106 @@
+"""Identifier-aware tokenization, the same for nodes and queries.
+
+``StaticShiftAgent`` -> ``staticshiftagent static shift agent``;
+``estimate_ss_ama`` -> ``estimate_ss_ama estimate ss ama``; dotted names are
+split into their parts first. CamelCase is split before lowercasing (which is
+why bm25s' own tokenizer cannot be used: it lowercases first). Stopwords are
+removed from prose words only; an identifier is always kept whole. No stemming:
+it mangles identifiers and measured no better.
+
+The settings and ``TOKENIZER_VERSION`` are persisted with the index so a query
+is always tokenized exactly as the index was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+TOKENIZER_VERSION = 1
+DEFAULT_MIN_LENGTH = 2
+MAX_QUERY_CHARS = 20_000
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before
+being below between both but by can could did do does doing done down during each either
+else few for from further get gets got had has have having he her here hers herself him
+himself his how i if in into is it its itself just let like me might more most much must my
+myself need no nor not now of off on once only or other ought our ours ourselves out over own
+per please same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up upon us use using very via want was way
+we were what when where whether which while who whom whose why will with within without
+would you your yours yourself yourselves
+""".split())
+
+_WORD = re.compile(r"\w+(?:\.\w+)*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
+
+
+@dataclass(frozen=True)
+class TokenizerSettings:
+    """What decides tokenization; persisted in the index and part of its digest."""
+
+    version: int = TOKENIZER_VERSION
+    min_length: int = DEFAULT_MIN_LENGTH
+    stopwords_digest: str = hashlib.sha256(" ".join(sorted(STOPWORDS)).encode()).hexdigest()[:12]
+
+    def to_json(self) -> dict[str, object]:
+        return {"version": self.version, "min_length": self.min_length,
+                "stopwords_digest": self.stopwords_digest}
+
+
+def split_identifier(word: str) -> list[str]:
+    """Sub-words of one identifier, case preserved: ``getHTTPResponse2`` -> get HTTP Response 2."""
+    parts: list[str] = []
+    for chunk in word.split("_"):
+        if chunk:
+            parts.extend(_CAMEL.findall(chunk) or [chunk])
+    return parts
+
+
+def _word_tokens(word: str, min_length: int) -> list[str]:
+    whole = word.strip("_").lower()
+    if not whole:
+        return []
+    parts = [p.lower() for p in split_identifier(word)]
+    if len(parts) <= 1:
+        if whole in STOPWORDS or (len(whole) < min_length and not whole.isdigit()):
+            return []
+        return [whole]
+    out = [whole]
+    out.extend(p for p in parts if p not in STOPWORDS and
+               (len(p) >= min_length or p.isdigit()))
+    return out
+
+
+def tokenize(text: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
+    """Tokens of a node text or a query, in order, duplicates kept.
+
+    Example:
+        >>> tokenize("StaticShiftAgent uses estimate_ss_ama")
+        ['staticshiftagent', 'static', 'shift', 'agent', 'uses', 'estimate_ss_ama', 'estimate', 'ss', 'ama']
+    """
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        for word in match.group().split("."):
+            out.extend(_word_tokens(word, min_length))
+    return out
+
+
+def query_tokens(query: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
+    """Tokens of a query, de-duplicated in order (a repeated word does not count twice)."""
+    return list(dict.fromkeys(tokenize(query[:MAX_QUERY_CHARS], min_length)))
+
+
+def identifier_mentions(query: str) -> set[str]:
+    """Lowered whole words of a query, for exact leaf-symbol matching.
+
+    A word counts only as a whole identifier: ``correct`` is not mentioned by
+    "correction", while ``StaticShiftAgent`` and ``staticshiftagent`` both are.
+    """
+    words: set[str] = set()
+    for match in _WORD.finditer(query[:MAX_QUERY_CHARS]):
+        for word in match.group().split("."):
+            words.add(word.lower())
+    return words

@@ -1,0 +1,44 @@
+"""Shared test fixtures and guards."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import codecite
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE_REPO = Path(__file__).parent / "fixtures" / "sample_repo"
+
+# `python -m pytest` puts the repository root on sys.path, which would import the
+# top-level folders (node_parsers, ...) as a second copy beside `codecite`.
+if Path(codecite.__file__).resolve().parent != REPO / "plugin":
+    raise RuntimeError("tests must run against this checkout's codecite (pip install -e .)")
+
+
+@pytest.fixture(autouse=True)
+def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may see a real key or reach a real service."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORG_ID",
+                 "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def sample_repo(tmp_path: Path) -> Path:
+    """A private copy of the fixture repository (tests may edit and build it)."""
+    dest = tmp_path / "sample_repo"
+    shutil.copytree(FIXTURE_REPO, dest, ignore=shutil.ignore_patterns(".codecite*"))
+    return dest
+
+
+@pytest.fixture(scope="session")
+def built_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One built copy of the fixture repository shared by read-only tests."""
+    dest = tmp_path_factory.mktemp("built") / "sample_repo"
+    shutil.copytree(FIXTURE_REPO, dest, ignore=shutil.ignore_patterns(".codecite*"))
+    codecite.build(dest)
+    return dest
