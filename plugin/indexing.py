@@ -156,7 +156,12 @@ def write_derived(index_dir: Path, cfg: CodeciteConfig, records: list[dict[str, 
     (index_dir / MINED_FILE).write_text(json.dumps(mined), encoding="utf-8")
     (index_dir / SETTINGS_FILE).write_text(json.dumps(
         {"settings": settings.to_json(), "similarity_top_k": 10}), encoding="utf-8")
+    embedding = None
+    if embed is not None or cfg.embedding.backend not in (None, "none"):
+        from codecite.dense import write_vectors
+
+        embedding = write_vectors(index_dir, cfg, records, embed, progress)
     return {"lexical": {"backend": "bm25s", "k1": cfg.retrieval.k1, "b": cfg.retrieval.b},
             "doc_refs": {"edges": len(sections)},
             "mined_expansion": {"words": len(mined)},
-            "embedding": None}
+            "embedding": embedding}

@@ -1,0 +1,152 @@
+"""Answer or ask: the confidence decision behind clarification requests.
+
+Reference rule (DESIGN.md): ``confident <=> project context resolved OR
+top_score >= tau``. An explicit ``confidence_floor`` keeps exactly that rule
+with the raw composed score. But raw BM25 grows with corpus size and query
+length (tau = 25.0 was calibrated on one 11,000-chunk corpus), so with no
+configured floor codecite compares a size-independent score instead:
+
+    coverage = sum_{t in q, t matched by a top-3 node} idf(t) / sum_{t in q} idf(t)
+
+where a query token absent from the corpus weighs like the rarest token
+(idf of df = 1). Coverage is the share of the query's information that the
+best evidence accounts for; it is in [0, 1] at any corpus size. Two checks
+come before it, each for a failure coverage cannot see:
+
+- *unknown name*: the query names something (an acronym, a CamelCase or
+  capitalised word inside a sentence) that occurs nowhere in the corpus;
+  "PostgreSQL", "Celery", "BaseModel" point at another tool;
+- *vague*: fewer than two specific words remain once generic complaint
+  words ("still", "doesn't work", "any ideas") are set aside.
+
+Measured on the jinja2 and attrs dev suites, see docs/answers.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from codecite.retrievers.results import RetrievedContext
+from codecite.retrievers.tokenizer import tokenize
+
+DEFAULT_COVERAGE_FLOOR = 0.35
+COVERAGE_DEPTH = 3
+MIN_SPECIFIC_TOKENS = 2
+VAGUE_WORDS = frozenset("""
+still doesn don didn isn wasn won work works working worked keep keeps kept idea ideas
+anything something everything thing things stuff help problem problems issue issues
+wrong broken now update updated updating again happen happens happening fail fails failing
+failed slow fast weird strange happened suddenly anymore ever tried try trying
+""".split())
+GENERIC_NAMES = frozenset({"i", "python", "ok", "okay", "hi", "hello", "thanks", "please"})
+_NAMED = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9]*)(?![\w])")
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """The decision and the numbers behind it."""
+
+    confident: bool
+    score: float
+    floor: float
+    rule: str
+    reason: str
+
+
+def _idf(bm25: Any) -> tuple[np.ndarray, float]:
+    indptr = np.asarray(bm25.scores["indptr"])
+    n = int(bm25.scores["num_docs"])
+    df = np.diff(indptr)
+    return np.log(1 + (n - df + 0.5) / (df + 0.5)), math.log(1 + (n - 0.5) / 1.5)
+
+
+def named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
+    """Names in the query (acronyms, CamelCase, mid-sentence capitals) unknown to the corpus."""
+    out = []
+    for m in _NAMED.finditer(query):
+        word = m.group(1)
+        if word.lower() in GENERIC_NAMES or not _looks_like_name(query, m.start(), word):
+            continue
+        tokens = tokenize(word)
+        if tokens and tokens[0] not in vocab:  # the whole name, not just its parts
+            out.append(word)
+    return out
+
+
+def _looks_like_name(query: str, start: int, word: str) -> bool:
+    inner_capital = any(c.isupper() for c in word[1:])
+    if inner_capital or (word.isupper() and len(word) > 1):
+        return True
+    if not word[0].isupper():
+        return False
+    before = query[:start].rstrip()
+    return bool(before) and before[-1] not in ".?!:;\"'`(["
+
+
+def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH) -> float:
+    """Share of the query's idf mass matched by the top ``depth`` nodes."""
+    bm25 = retriever.bm25
+    idf, max_idf = _idf(bm25)
+    weights = {t: (float(idf[bm25.vocab_dict[t]]) if t in bm25.vocab_dict else max_idf)
+               for t in ctx.tokens}
+    total = sum(weights.values())
+    if total <= 0 or not ctx.nodes:
+        return 0.0
+    rows = _row_indexes(retriever, ctx, depth)
+    matched = 0.0
+    for tok, w in weights.items():
+        tid = bm25.vocab_dict.get(tok)
+        if tid is None:
+            continue
+        lo, hi = int(bm25.scores["indptr"][tid]), int(bm25.scores["indptr"][tid + 1])
+        if np.isin(np.asarray(bm25.scores["indices"][lo:hi]), rows).any():
+            matched += w
+    return matched / total
+
+
+def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarray:
+    positions = getattr(retriever, "_positions", None)
+    if positions is None:
+        positions = {n.node_id: i for i, n in enumerate(retriever.nodes)}
+        retriever._positions = positions
+    return np.array([positions[n.node.node_id] for n in ctx.nodes[:depth]
+                     if n.node.node_id in positions], dtype=np.int64)
+
+
+def assess(retriever: Any, ctx: RetrievedContext, project_resolved: bool = False,
+           floor: float | None = None) -> Confidence:
+    """Decide whether the evidence in ``ctx`` is strong enough to answer.
+
+    ``floor``: an explicitly configured ``confidence_floor`` (raw ``top_score``
+    rule); None selects the zero-config coverage rule.
+    """
+    if project_resolved:
+        return Confidence(True, ctx.top_score, floor or 0.0, "project_context",
+                          "the query names a registered project entry")
+    if floor is not None:
+        ok = ctx.top_score >= floor
+        return Confidence(ok, ctx.top_score, floor, "configured_floor",
+                          f"top score {ctx.top_score:.2f} {'>=' if ok else '<'} floor {floor:.2f}")
+    return _zero_config(retriever, ctx)
+
+
+def _zero_config(retriever: Any, ctx: RetrievedContext) -> Confidence:
+    floor = DEFAULT_COVERAGE_FLOOR
+    unknown = named_unknowns(ctx.query, retriever.bm25.vocab_dict)
+    if unknown:
+        return Confidence(False, 0.0, floor, "calibrated",
+                          f"{', '.join(unknown[:3])} does not occur in the indexed corpus")
+    specific = [t for t in ctx.tokens if t not in VAGUE_WORDS]
+    if len(specific) < MIN_SPECIFIC_TOKENS:
+        return Confidence(False, 0.0, floor, "calibrated",
+                          "the question is too vague to match specific evidence")
+    score = coverage(retriever, ctx)
+    ok = score >= floor
+    return Confidence(ok, score, floor, "calibrated",
+                      f"the best evidence covers {score:.0%} of the query "
+                      f"({'>=' if ok else '<'} {floor:.0%})")
