@@ -405,6 +405,9 @@ def _role_hits(text: str) -> tuple[list[tuple[int, str]], str]:
     return hits, _blank(text, spans)
 
 
+_LINK_TARGET = re.compile(r"\]\(\s*<?(~?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)>?\s*\)")
+
+
 def extract_refs(text: str) -> tuple[str, ...]:
     """Raw API names mentioned in ``text``, de-duplicated, in order of appearance.
 
@@ -421,6 +424,8 @@ def extract_refs(text: str) -> tuple[str, ...]:
     for m in _INLINE_LITERAL.finditer(rest):
         name = m.group(2).strip().removesuffix("()")
         hits.append((m.start(), name))
+    for m in _LINK_TARGET.finditer(rest):  # MyST cross-references: [`x`](pkg.mod.x)
+        hits.append((m.start(), m.group(1).strip().lstrip("~").removesuffix("()")))
     seen: dict[str, None] = {}
     for _, name in sorted(hits, key=lambda hit: hit[0]):
         if _DOTTED_NAME.match(name):

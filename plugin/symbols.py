@@ -102,7 +102,21 @@ class SymbolTable:
                     return base
                 candidate = ".".join([base, *rest])
                 return candidate if candidate in self.symbols else None
-            return None
+            return self._via_star_imports(ns, [head, *rest], _depth)
+        return None
+
+    def _via_star_imports(self, ns: dict[str, Any], parts: list[str], depth: int) -> str | None:
+        """A name bound by ``from x import *``, when x is indexed and provides it."""
+        for star in ns.get("star_imports", []):
+            star_ns = self.modules.get(star)
+            if star_ns is None:
+                continue
+            exported = star_ns.get("all")
+            if exported is not None and parts[0] not in exported:
+                continue
+            found = self.resolve(".".join([star, *parts]), depth + 1)
+            if found is not None:
+                return found
         return None
 
     def public_aliases(self) -> dict[str, str]:

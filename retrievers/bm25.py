@@ -27,7 +27,7 @@ from .lexical import bm25_scores, load_bm25, save_bm25
 from .propagation import DocPropagation
 from .results import RetrievedContext, ScoreBreakdown
 from .settings import ScoringSettings
-from .tokenizer import identifier_mentions, query_tokens
+from .tokenizer import Mentions, identifier_mentions, is_compound, query_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -54,9 +54,13 @@ class _NodeArrays:
         self.zero_config = np.array([settings.zero_config_factor(m) for m in metas],
                                     dtype=np.float32)
         self.leaf_index: dict[str, list[int]] = {}
+        self.compound: set[str] = set()
         for i, m in enumerate(metas):
             if m.get("symbol") and m.get("kind") in ("python_symbol", "python_method"):
-                self.leaf_index.setdefault(m["symbol"].rsplit(".", 1)[-1].lower(), []).append(i)
+                leaf = m["symbol"].rsplit(".", 1)[-1]
+                self.leaf_index.setdefault(leaf.lower(), []).append(i)
+                if is_compound(leaf):
+                    self.compound.add(leaf.lower())
         self.paths = [m.get("source_path") or "" for m in metas]
 
     def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
@@ -65,11 +69,18 @@ class _NodeArrays:
         return np.array([boost if w == workflow else 1.0 for w in self.workflows],
                         dtype=np.float32)
 
-    def symbol_vector(self, mentioned: set[str], boost: float) -> np.ndarray:
+    def symbol_vector(self, mentions: Mentions, boost: float) -> np.ndarray:
+        """``boost`` for nodes whose leaf name the query mentions.
+
+        A compound name (``select_template``, ``FileSystemLoader``) counts wherever
+        it appears; a one-word name (``load``) only where the query writes it as
+        code, since as plain English it names nothing in particular.
+        """
         out = np.ones(len(self.workflows), dtype=np.float32)
-        for word in mentioned:
-            for i in self.leaf_index.get(word, ()):
-                out[i] = boost
+        for word in mentions.words:
+            if word in self.compound or word in mentions.code:
+                for i in self.leaf_index.get(word, ()):
+                    out[i] = boost
         return out
 
 
@@ -175,7 +186,8 @@ class CodeciteRetriever(BM25Retriever):
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
         final, parts = self.score_all(query_str)
-        order = rank_order(final, k, self.settings.max_sections_per_file, self._doc_files())
+        order = rank_order(final, k, self.settings.max_sections_per_file, self._doc_files(),
+                           tiebreak=parts["composed"])
         ctx = RetrievedContext(query=query_str, tokens=parts["tokens"],
                                expansion=parts["expansion"],
                                expansion_source=parts["source"], workflow=parts["workflow"])
@@ -222,8 +234,10 @@ class CodeciteRetriever(BM25Retriever):
 
 
 def rank_order(scores: np.ndarray, k: int, max_per_file: int,
-               doc_files: Sequence[str | None]) -> list[int]:
-    """Indexes of the top ``k`` positive scores, ties broken by node order.
+               doc_files: Sequence[str | None],
+               tiebreak: np.ndarray | None = None) -> list[int]:
+    """Indexes of the top ``k`` positive scores; ties broken by ``tiebreak`` (higher
+    first, e.g. a propagated symbol's own score), then by node order.
 
     At most ``max_per_file`` sections of one doc file are kept (0 = no limit), so
     one long page cannot crowd out the symbol it documents.
@@ -231,7 +245,8 @@ def rank_order(scores: np.ndarray, k: int, max_per_file: int,
     positive = np.flatnonzero(scores > 0)
     if positive.size == 0:
         return []
-    order = positive[np.lexsort((positive, -scores[positive]))]
+    second = -tiebreak[positive] if tiebreak is not None else np.zeros(positive.size)
+    order = positive[np.lexsort((positive, second, -scores[positive]))]
     if max_per_file <= 0:
         return [int(i) for i in order[:k]]
     out: list[int] = []

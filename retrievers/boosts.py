@@ -9,6 +9,8 @@ lift a chunk with L(c) = 0 (no boost creates relevance).
 
 from __future__ import annotations
 
+from .tokenizer import Mentions, is_compound
+
 DEFAULT_PRIORITY_STEP = 0.12
 DEFAULT_WORKFLOW_BOOST = 1.6
 DEFAULT_RECIPE_BOOST = 1.25
@@ -43,15 +45,22 @@ def recipe_factor(kind: str, boost: float = DEFAULT_RECIPE_BOOST) -> float:
     return boost if kind == "recipe" else 1.0
 
 
-def symbol_factor(leaf: str | None, mentioned: set[str],
+def symbol_factor(leaf: str | None, mentions: Mentions,
                   boost: float = DEFAULT_SYMBOL_BOOST) -> float:
     """``boost`` when the query names the node's leaf symbol as a whole identifier.
 
-    ``mentioned`` holds the query's lowered whole words (dotted names split):
-    ``correct`` is not mentioned by "correction"; ``StaticShiftAgent`` and
-    ``staticshiftagent`` both are.
+    ``mentions`` holds the query's lowered whole words (dotted names split) and
+    those written as code. ``correct`` is not mentioned by "correction";
+    ``StaticShiftAgent`` and ``staticshiftagent`` both are. A one-word leaf
+    (``load``) counts only when written as code (```load```, ``x.load``,
+    ``load(``): as plain English it names nothing in particular.
     """
-    return boost if leaf and leaf.lower() in mentioned else 1.0
+    if not leaf:
+        return 1.0
+    word = leaf.lower()
+    if word in mentions.words and (is_compound(leaf) or word in mentions.code):
+        return boost
+    return 1.0
 
 
 def feedback_factor(votes: float, floor: float = DEFAULT_FEEDBACK_FLOOR,

@@ -93,14 +93,39 @@ def query_tokens(query: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
     return list(dict.fromkeys(tokenize(query[:MAX_QUERY_CHARS], min_length)))
 
 
-def identifier_mentions(query: str) -> set[str]:
-    """Lowered whole words of a query, for exact leaf-symbol matching.
+_CODE_SPAN = re.compile(r"`+([^`]+)`+")
+_CALL_OR_DOTTED = re.compile(r"\w+(?:\.\w+)+|\w+(?=\()")
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """Words of a query that may name a symbol.
+
+    ``words``: every lowered whole word (dotted names split). ``code``: the
+    words the query writes as code: inside backticks, in a dotted name, or
+    followed by ``(``.
+    """
+
+    words: frozenset[str]
+    code: frozenset[str]
+
+
+def identifier_mentions(query: str) -> Mentions:
+    """Lowered whole words of a query, and those written as code.
 
     A word counts only as a whole identifier: ``correct`` is not mentioned by
     "correction", while ``StaticShiftAgent`` and ``staticshiftagent`` both are.
     """
-    words: set[str] = set()
-    for match in _WORD.finditer(query[:MAX_QUERY_CHARS]):
-        for word in match.group().split("."):
-            words.add(word.lower())
-    return words
+    text = query[:MAX_QUERY_CHARS]
+    words = {w.lower() for m in _WORD.finditer(text) for w in m.group().split(".")}
+    code: set[str] = set()
+    for span in _CODE_SPAN.findall(text):
+        code.update(w.lower() for m in _WORD.finditer(span) for w in m.group().split("."))
+    for m in _CALL_OR_DOTTED.finditer(text):
+        code.update(w.lower() for w in m.group().split("."))
+    return Mentions(frozenset(words), frozenset(code))
+
+
+def is_compound(name: str) -> bool:
+    """True for names made of several words (``estimate_ss_ama``, ``StaticShiftAgent``)."""
+    return len(split_identifier(name)) > 1
