@@ -125,6 +125,23 @@ class CodeciteRetriever(BM25Retriever):
     def class_name(cls) -> str:
         return "CodeciteRetriever"
 
+    @classmethod
+    def from_nodes(cls, nodes: Sequence[TextNode], **kwargs: Any) -> CodeciteRetriever:
+        """Tokenize ``nodes`` (e.g. an ``IngestionPipeline``'s output) and index them.
+
+        Example:
+            >>> r = CodeciteRetriever.from_nodes([TextNode(text="StaticShiftAgent")])
+            >>> r.retrieve("shift")[0].node.text
+            'StaticShiftAgent'
+        """
+        from .lexical import build_bm25
+        from .tokenizer import tokenize
+
+        settings = kwargs.get("settings") or ScoringSettings()
+        bm25 = build_bm25([tokenize(n.get_content()) for n in nodes] or [[]])
+        kwargs["settings"] = settings
+        return cls(list(nodes), bm25, **kwargs)
+
     # -- filters (applied before ranking) -------------------------------------------------
     def _filter_mask(self) -> np.ndarray | None:
         n = len(self.nodes)
@@ -173,7 +190,8 @@ class CodeciteRetriever(BM25Retriever):
         composed = np.where(lexical > 0, composed, 0.0).astype(np.float32)
         final, sources = composed, None
         if self.propagation is not None and s.doc_propagation:
-            final, sources = self.propagation.apply(composed, s.propagation_share, self._mask)
+            final, sources = self.propagation.apply(composed, s.propagation_share, self._mask,
+                                                    factor=a.feedback)
         parts = {"tokens": tokens, "expansion": expansion, "source": source,
                  "workflow": workflow, "q": q, "e": e, "lexical": lexical, "wf": wf,
                  "sym": sym, "composed": composed, "sources": sources}

@@ -27,13 +27,19 @@ class DocPropagation:
     def __len__(self) -> int:
         return int(self.sections.size)
 
-    def apply(self, scores: np.ndarray, share: float,
-              mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """New scores and, per node, the section index it took its score from (-1: own)."""
+    def apply(self, scores: np.ndarray, share: float, mask: np.ndarray | None = None,
+              factor: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """New scores and, per node, the section index it took its score from (-1: own).
+
+        ``factor`` (per node, e.g. user feedback) scales what a symbol receives, so
+        a demoted symbol stays demoted whatever section names it.
+        """
         sources = np.full(self.size, -1, dtype=np.int64)
         if self.sections.size == 0 or share <= 0:
             return scores, sources
         contrib = share * scores[self.sections]
+        if factor is not None:
+            contrib = contrib * factor[self.symbols]
         best = np.zeros(self.size, dtype=np.float32)
         np.maximum.at(best, self.symbols, contrib)
         if mask is not None:

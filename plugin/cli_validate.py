@@ -1,0 +1,75 @@
+"""``codecite validate`` and ``codecite check-recipes``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from codecite import cli
+
+
+def _configure_validate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a Python file to check, or - for standard input")
+    cli._common(p)
+    p.add_argument("--import-check", action="store_true",
+                   help="also import the installed package for names the index cannot prove")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from codecite.validation import validate_generated_code
+
+    if args.file == "-":
+        code = sys.stdin.read()
+    else:
+        path = Path(args.file)
+        if not path.is_file():
+            raise cli._usage(f"no file '{args.file}'; pass a Python file or - for stdin")
+        code = path.read_text(encoding="utf-8", errors="replace")
+    index = cli._load(args, check_stale=False)
+    result = validate_generated_code(code, index=index, import_check=args.import_check)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        for finding in result["findings"]:
+            print(f"{args.file}:{finding['line']}: {finding['level']}: {finding['message']}")
+        print(f"{'ok' if result['ok'] else 'FAILED'}: {len(result['errors'])} error(s), "
+              f"{len(result['warnings'])} warning(s), {len(result['checked'])} name(s) verified")
+    return cli.EXIT_OK if result["ok"] else cli.EXIT_FAIL
+
+
+def _configure_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", help="recipe files or folders (default: configured recipes)")
+    cli._common(p)
+
+
+def cmd_check_recipes(args: argparse.Namespace) -> int:
+    from codecite.recipe_check import check_recipes
+
+    index = cli._load(args, check_stale=False)
+    root = index.config.root
+    paths = args.paths or [str(root / r) for r in index.config.recipes]
+    if not paths:
+        raise cli._usage("no recipe folders configured or given; pass paths or set "
+                         "`recipes = [\"recipes\"]` in [tool.codecite]")
+    reports = check_recipes(paths, index.symbol_table, cli_commands=set(cli.COMMANDS))
+    failed = 0
+    for report in reports:
+        status = "ok" if report.ok else "FAILED"
+        print(f"{report.path}: {status} ({len(report.checked)} checked, "
+              f"{len(report.problems)} problem(s), {len(report.warnings)} warning(s))")
+        for problem in report.problems:
+            print(f"  {problem.message}")
+        for warning in report.warnings:
+            print(f"  warning: {warning}")
+        failed += not report.ok
+    print(f"{len(reports)} recipe(s), {failed} with problems")
+    return cli.EXIT_FAIL if failed else cli.EXIT_OK
+
+
+cli.register("validate", "check generated code against the indexed package",
+             _configure_validate, cmd_validate)
+cli.register("check-recipes", "check that recipes name real symbols and commands",
+             _configure_check, cmd_check_recipes)

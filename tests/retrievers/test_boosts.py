@@ -1,0 +1,69 @@
+"""The factors of the composed score, as pure functions."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from codecite.retrievers import boosts
+from codecite.retrievers.tokenizer import identifier_mentions
+
+finite = st.floats(min_value=-50, max_value=50, allow_nan=False)
+
+
+@given(st.integers(min_value=0, max_value=20), st.integers(min_value=0, max_value=20))
+def test_priority_factor_is_monotone(a: int, b: int) -> None:
+    lo, hi = sorted((a, b))
+    assert boosts.priority_factor(lo) <= boosts.priority_factor(hi)
+    assert boosts.priority_factor(1) == 1.0
+    assert boosts.priority_factor(3) == 1.24
+
+
+@given(finite, finite)
+def test_feedback_factor_is_floored_and_monotone(a: float, b: float) -> None:
+    lo, hi = sorted((a, b))
+    assert boosts.feedback_factor(lo) <= boosts.feedback_factor(hi)
+    assert boosts.feedback_factor(lo) >= boosts.DEFAULT_FEEDBACK_FLOOR
+
+
+def test_feedback_values() -> None:
+    assert boosts.feedback_factor(0) == 1.0
+    assert boosts.feedback_factor(-100) == 0.15
+    assert boosts.feedback_factor(2) == 1.4
+
+
+def test_each_boost_is_one_unless_its_condition_fires() -> None:
+    assert boosts.workflow_factor("qc", "qc") == 1.6
+    assert boosts.workflow_factor("qc", None) == 1.0
+    assert boosts.workflow_factor(None, None) == 1.0
+    assert boosts.recipe_factor("recipe") == 1.25 and boosts.recipe_factor("doc_section") == 1.0
+
+
+def test_symbol_factor_whole_identifier_rule() -> None:
+    m = identifier_mentions("the correction of StaticShiftAgent output")
+    assert boosts.symbol_factor("StaticShiftAgent", m) == 1.5
+    assert boosts.symbol_factor("correct", m) == 1.0
+    lower = identifier_mentions("what does staticshiftagent do")
+    assert boosts.symbol_factor("StaticShiftAgent", lower) == 1.5
+    prose = identifier_mentions("how do I load data")
+    assert boosts.symbol_factor("load", prose) == 1.0
+    assert boosts.symbol_factor("load", identifier_mentions("what does `load` return")) == 1.5
+
+
+@given(st.floats(min_value=0, max_value=100), st.lists(st.floats(min_value=0.15, max_value=3),
+                                                        max_size=6))
+def test_compose_never_lifts_zero_and_multiplies(lexical: float, factors: list[float]) -> None:
+    score = boosts.compose(lexical, *factors)
+    if lexical == 0:
+        assert score == 0
+    else:
+        expected = lexical
+        for f in factors:
+            expected *= f
+        assert abs(score - expected) <= 1e-9 * max(1.0, expected)
+
+
+def test_lexical_and_propagation() -> None:
+    assert boosts.lexical_score(2.0, 4.0) == 2.0 + 0.35 * 4.0
+    assert boosts.propagated_score(1.0, 10.0, 0.4) == 4.0
+    assert boosts.propagated_score(5.0, 10.0, 0.4) == 5.0

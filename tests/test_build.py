@@ -1,0 +1,141 @@
+"""Index build: fingerprint, stale checks, incremental = full, crash safety, the lock."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import codecite
+from codecite import store
+from codecite.errors import IndexLockedError, StaleIndexError
+from codecite.index import CodeciteIndex
+
+
+def _manifest(root: Path) -> dict:
+    return json.loads((root / ".codecite" / "manifest.json").read_text())
+
+
+def test_fingerprint_is_the_documented_formula(sample_repo: Path) -> None:
+    codecite.build(sample_repo)
+    manifest = _manifest(sample_repo)
+    h = hashlib.sha256()
+    for rel in sorted(manifest["files"]):
+        digest = hashlib.sha256((sample_repo / rel).read_bytes()).hexdigest()
+        h.update(f"{rel}:{digest}".encode())
+    assert manifest["fingerprint"] == h.hexdigest()
+    assert "geokit/io.py" in manifest["files"] and "docs/conf.py" not in manifest["files"]
+
+
+def test_stale_after_content_change_not_after_touch(sample_repo: Path) -> None:
+    codecite.build(sample_repo)
+    index = codecite.load(sample_repo)
+    target = sample_repo / "geokit" / "phase.py"
+    later = time.time() + 100
+    os.utime(target, (later, later))
+    assert not index.is_stale()
+    target.write_text(target.read_text() + "\n\ndef extra():\n    '''More.'''\n")
+    assert index.is_stale()
+    with pytest.raises(StaleIndexError, match="run `codecite build`"):
+        CodeciteIndex.load(sample_repo, strict=True)
+
+
+def _node_ids(root: Path) -> list[tuple[str, str]]:
+    return sorted((n.node_id, n.get_content()) for n in codecite.load(root).nodes)
+
+
+def test_incremental_build_equals_full_build(sample_repo: Path) -> None:
+    codecite.build(sample_repo)
+    (sample_repo / "geokit" / "io.py").write_text(
+        (sample_repo / "geokit" / "io.py").read_text().replace("one at a time", "lazily"))
+    (sample_repo / "geokit" / "extra.py").write_text('def added(x):\n    """New."""\n')
+    (sample_repo / "docs" / "usage.md").unlink()
+    report = codecite.build(sample_repo)
+    assert report.reparsed == 2 and not report.up_to_date
+    incremental = _node_ids(sample_repo)
+    codecite.build(sample_repo, full=True)
+    assert incremental == _node_ids(sample_repo)
+    symbols = {n.metadata.get("symbol") for n in codecite.load(sample_repo).nodes}
+    assert "geokit.extra.added" in symbols
+    paths = {n.metadata["source_path"] for n in codecite.load(sample_repo).nodes}
+    assert "docs/usage.md" not in paths
+
+
+def test_no_change_build_says_up_to_date(sample_repo: Path) -> None:
+    first = codecite.build(sample_repo)
+    again = codecite.build(sample_repo)
+    assert again.up_to_date and again.nodes == first.nodes and again.reparsed == 0
+
+
+def test_error_inside_writer_keeps_previous_index(sample_repo: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    codecite.build(sample_repo)
+    before = _node_ids(sample_repo)
+    (sample_repo / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(store, "write_jsonl", boom)
+    monkeypatch.setattr("codecite.builder.write_jsonl", boom)
+    with pytest.raises(RuntimeError, match="disk full"):
+        codecite.build(sample_repo)
+    assert _node_ids(sample_repo) == before
+    assert not list(sample_repo.glob(".codecite.tmp-*"))
+    assert not (sample_repo / ".codecite.lock").exists()
+
+
+KILLER = """
+import sys, time, codecite.builder as b
+stage = sys.argv[2]
+orig = getattr(b, stage)
+def slow(*a, **k):
+    print("ready", flush=True)
+    time.sleep(30)
+    return orig(*a, **k)
+setattr(b, stage, slow)
+b.build_index(sys.argv[1], full=True)
+"""
+
+
+@pytest.mark.parametrize("stage", ["parse_file", "write_json", "swap_in"])
+def test_killed_build_leaves_old_index_loadable(sample_repo: Path, stage: str) -> None:
+    codecite.build(sample_repo)
+    before = _node_ids(sample_repo)
+    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(sample_repo), stage],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert _node_ids(sample_repo) == before
+    # the dead builder's lock is taken over by the next build
+    assert codecite.build(sample_repo, full=True).nodes == len(before)
+
+
+def test_second_concurrent_build_is_refused(sample_repo: Path) -> None:
+    codecite.build(sample_repo)
+    lock = store.lock_path(sample_repo / ".codecite")
+    with store.build_lock(sample_repo / ".codecite"):
+        assert lock.read_text() == str(os.getpid())
+        with pytest.raises(IndexLockedError, match="--wait"):
+            codecite.build(sample_repo, full=True)
+    assert not lock.exists()
+
+
+def test_manifest_records_counts_and_warnings(built_sample: Path) -> None:
+    m = _manifest(built_sample)
+    assert m["format_version"] == store.FORMAT_VERSION
+    assert m["counts"]["by_kind"]["recipe"] == 2
+    assert m["counts"]["by_workflow"]["static_shift"] == 2
+    assert any("geokit/broken.py" in w and "partially parsed" in w for w in m["warnings"])
+    skipped = {s["path"]: s["reason"] for s in m["skipped"]}
+    assert skipped["geokit/tests/"] == "tests" and skipped["geokit/conftest.py"] == "tests"
+    assert skipped["docs/conf.py"] == "built-in exclusion"
+    assert set(m["checksums"]) >= {"nodes.jsonl", "symbols.json", "bm25/vocab.index.json"}

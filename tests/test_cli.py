@@ -1,0 +1,91 @@
+"""The command line as a user runs it: real processes, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "codecite", *args], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_build_stats_query_round_trip(sample_repo: Path) -> None:
+    out = run(sample_repo, "build")
+    assert out.returncode == 0, out.stderr
+    assert "49 nodes from 13 files" in out.stdout
+    assert "skipped (tests): geokit/conftest.py, geokit/tests/" in out.stdout
+    assert "geokit/broken.py: syntax errors near line(s) 9; partially parsed" in out.stdout
+    again = run(sample_repo, "build")
+    assert again.returncode == 0 and again.stdout.startswith("index is up to date")
+    stats = json.loads(run(sample_repo, "stats", "--json").stdout)
+    assert stats["nodes"] == 49 and stats["stale"] is False
+    assert stats["by_kind"]["python_symbol"] == 14
+    text = run(sample_repo, "stats").stdout
+    assert "fresh" in text and "docs/conf.py" in text
+    table = run(sample_repo, "query", "phase tensor skew", "-k", "3")
+    assert table.returncode == 0
+    first = table.stdout.splitlines()[1]
+    assert "geokit.phase.skew" in first and "geokit/phase.py:17-19" in first
+
+
+def test_query_explain_and_json(sample_repo: Path) -> None:
+    run(sample_repo, "build")
+    explain = run(sample_repo, "query", "StaticShiftAgent", "--explain", "-k", "2").stdout
+    assert "query tokens:    staticshiftagent static shift agent" in explain
+    assert "x symbol 1.50" in explain
+    data = json.loads(run(sample_repo, "query", "load survey", "--json", "--kind",
+                          "python_symbol").stdout)
+    assert data["results"][0]["label"] == "geokit.io.load_survey"
+    assert data["results"][0]["breakdown"]["bm25_q"] > 0
+    assert {r["kind"] for r in data["results"]} == {"python_symbol"}
+
+
+def test_user_mistakes_are_one_line_with_exit_2(sample_repo: Path) -> None:
+    missing = run(sample_repo, "query", "shift")
+    assert missing.returncode == 2 and "run `codecite build`" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    (sample_repo / "codecite.toml").write_text('rootz = ["x"]\n')
+    bad = run(sample_repo, "build")
+    assert bad.returncode == 2 and "'rootz' is not a known key" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    (sample_repo / "codecite.toml").unlink()
+    run(sample_repo, "build")
+    empty = run(sample_repo, "query", "  ")
+    assert empty.returncode == 2 and "empty" in empty.stderr
+    assert run(sample_repo, "query", "x", "-k", "0").returncode == 2
+    assert run(sample_repo).returncode == 2  # no command: help
+
+
+def test_stale_query_warns_with_the_fix(sample_repo: Path) -> None:
+    run(sample_repo, "build")
+    (sample_repo / "geokit" / "phase.py").write_text('def other():\n    """Other."""\n')
+    out = run(sample_repo, "query", "other")
+    assert out.returncode == 0 and "run `codecite build`" in out.stderr
+
+
+def test_feedback_command(sample_repo: Path) -> None:
+    run(sample_repo, "build")
+    ok = run(sample_repo, "feedback", "down", "geokit.phase.skew", "--query", "skew")
+    assert ok.returncode == 0 and "feedback factor now 0.80" in ok.stdout
+    bad = run(sample_repo, "feedback", "up", "geokit.nothing")
+    assert bad.returncode == 2 and "not in the index" in bad.stderr
+
+
+def test_validate_and_check_recipes(sample_repo: Path) -> None:
+    run(sample_repo, "build")
+    code = "from geokit import static_shift\nfrom geokit.agents import StaticShiftAgent\n"
+    out = run(sample_repo, "validate", "-", stdin=code)
+    assert out.returncode == 1
+    assert "-:1: error: 'geokit' has no attribute or submodule 'static_shift'" in out.stdout
+    good = run(sample_repo, "validate", "-", stdin="from geokit.agents import StaticShiftAgent\n")
+    assert good.returncode == 0 and good.stdout.startswith("ok:")
+    assert run(sample_repo, "validate", "missing.py").returncode == 2
+    recipes = run(sample_repo, "check-recipes")
+    assert recipes.returncode == 0 and "recipes/static_shift.md: ok" in recipes.stdout
+    (sample_repo / "recipes" / "bad.md").write_text("# Bad\n\nUse `geokit.agents.Nope`.\n")
+    bad = run(sample_repo, "check-recipes")
+    assert bad.returncode == 1 and "bad.md:3: `geokit.agents.Nope` does not exist" in bad.stdout

@@ -1,0 +1,107 @@
+"""Configuration: defaults with zero config, TOML sources, validation errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codecite.config import load_config
+from codecite.errors import ConfigError
+
+
+def _write(root: Path, rel: str, text: str = "") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_zero_config_flat_layout(tmp_path: Path) -> None:
+    for rel in ("mypkg/__init__.py", "tests/__init__.py", "docs/index.rst", "examples/a.py",
+                "README.md"):
+        _write(tmp_path, rel)
+    cfg = load_config(tmp_path)
+    assert cfg.packages == ("mypkg",)
+    assert cfg.roots == ("mypkg", "docs", "examples")
+    assert cfg.root_docs == ("README.md",)
+    assert cfg.source is None
+
+
+def test_zero_config_src_layout_and_recipes(tmp_path: Path) -> None:
+    for rel in ("src/lib/__init__.py", "docs/index.md", "recipes/x.md"):
+        _write(tmp_path, rel)
+    cfg = load_config(tmp_path)
+    assert cfg.package_dirs == {"lib": "src/lib"}
+    assert cfg.roots == ("src/lib", "docs", "recipes") and cfg.recipes == ("recipes",)
+
+
+def test_setuptools_package_dir_is_used(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml",
+           '[tool.setuptools]\npackage-dir = {"mypkg" = "code", "mypkg.sub" = "other"}\n')
+    cfg = load_config(tmp_path)
+    assert cfg.package_dirs == {"mypkg": "code", "mypkg.sub": "other"}
+    assert cfg.roots == ("code", "other")
+
+
+def test_pyproject_table_and_codecite_toml(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", """
+[tool.codecite]
+packages = ["pkg"]
+roots = ["pkg", "docs/source"]
+exclude = ["pkg/app/"]
+confidence_floor = 25.0
+[tool.codecite.priorities]
+"pkg/agents" = 3
+"docs/source" = 2
+[tool.codecite.workflows.static_shift]
+keywords = ["Static Shift", "galvanic"]
+paths = ["pkg/ss"]
+[tool.codecite.expansions]
+"vertical offset" = ["static", "shift"]
+""")
+    cfg = load_config(tmp_path)
+    assert cfg.roots == ("pkg", "docs/source") and cfg.confidence_floor == 25.0
+    assert cfg.priority_for("pkg/agents/x.py") == 3
+    assert cfg.priority_for("pkg/agentsx/y.py") == 1  # segment boundary
+    assert cfg.priority_for("docs/source/a.rst") == 2
+    assert cfg.workflows[0].keywords == ("static shift", "galvanic")
+    assert cfg.expansions == {"vertical offset": ("static", "shift")}
+    assert cfg.source == str(tmp_path / "pyproject.toml")
+    _write(tmp_path, "codecite.toml", 'roots = ["pkg"]\n')
+    assert load_config(tmp_path).roots == ("pkg",)  # codecite.toml wins
+
+
+def test_keyword_overrides_win(tmp_path: Path) -> None:
+    _write(tmp_path, "codecite.toml", 'roots = ["a"]\n')
+    assert load_config(tmp_path, roots=["b"]).roots == ("b",)
+
+
+@pytest.mark.parametrize(("toml", "key"), [
+    ('rootz = ["x"]', "rootz"),
+    ('roots = "docs"\ninclude_private = "yes"', "include_private"),
+    ("confidence_floor = \"high\"", "confidence_floor"),
+    ('roots = ["../../etc"]', "roots"),
+    ('[priorities]\n"pkg" = "high"', "priorities.pkg"),
+    ('[workflows.qc]\nkeyword = ["x"]', "workflows.qc.keyword"),
+    ('[embedding]\nbackend = "magic"', "embedding.backend"),
+    ('[retrieval]\nsymbol_boost = "big"', "retrieval.symbol_boost"),
+    ('max_file_bytes = -3', "max_file_bytes"),
+])
+def test_config_errors_name_key_and_file(tmp_path: Path, toml: str, key: str) -> None:
+    _write(tmp_path, "codecite.toml", toml)
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path)
+    message = str(err.value)
+    assert f"'{key}'" in message and str(tmp_path / "codecite.toml") in message
+    assert ";" in message  # a fix follows
+
+
+def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
+    _write(tmp_path, "codecite.toml", "roots = [")
+    with pytest.raises(ConfigError, match="codecite.toml' is not valid TOML"):
+        load_config(tmp_path)
+
+
+def test_missing_root_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="is not a folder"):
+        load_config(tmp_path / "nope")

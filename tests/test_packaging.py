@@ -1,0 +1,33 @@
+"""Every package folder is listed for the wheel; the CLI entry points start."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_every_package_folder_is_listed() -> None:
+    setup = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping, listed = setup["package-dir"], set(setup["packages"])
+    found = set()
+    for name, folder in mapping.items():
+        for init in (REPO / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(REPO / folder)
+            found.add(".".join([name, *rel.parts]))
+    assert found <= listed, f"missing from [tool.setuptools] packages: {sorted(found - listed)}"
+
+
+def test_python_dash_m_and_version() -> None:
+    out = subprocess.run([sys.executable, "-m", "codecite", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.startswith("codecite ")
+
+
+def test_import_is_light() -> None:
+    code = "import sys, codecite; print('llama_index.core' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
