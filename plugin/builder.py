@@ -31,15 +31,20 @@ from codecite.store import (
     build_lock,
     checksum_files,
     read_jsonl,
+    read_token_lines,
     read_manifest,
     staging_dir,
     swap_in,
     write_json,
     write_jsonl,
+    write_token_lines,
 )
 from codecite.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
+# Bumped whenever parsing or tagging changes what a file yields, so that an
+# incremental build never reuses nodes made by older rules.
+PARSER_VERSION = 2
 Progress = Callable[[str, int, int], None]
 
 
@@ -130,15 +135,25 @@ def infer_node_workflow(meta: dict[str, Any], text: str, cfg: CodeciteConfig) ->
 
 # -- previous index ----------------------------------------------------------------------
 
-def _previous(cfg: CodeciteConfig) -> tuple[dict[str, Any], dict[str, FileResult]] | None:
-    """The previous index's manifest and per-file results, if reusable."""
+def _reusable_manifest(cfg: CodeciteConfig) -> dict[str, Any] | None:
+    """The previous manifest when its settings match this build's, else None."""
     try:
         manifest = read_manifest(cfg.index_path)
-        if manifest.get("config_digest") != cfg.digest() or \
-                manifest.get("tokenizer") != TokenizerSettings().to_json():
-            return None
+    except (CodeciteError, OSError, ValueError):
+        return None
+    if manifest.get("config_digest") != cfg.digest() or \
+            manifest.get("tokenizer") != TokenizerSettings().to_json() or \
+            manifest.get("parser_version") != PARSER_VERSION:
+        return None
+    return manifest
+
+
+def _previous(cfg: CodeciteConfig,
+              manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, FileResult]] | None:
+    """The previous index's per-file results, to reuse unchanged files."""
+    try:
         records = read_jsonl(cfg.index_path / NODES)
-        tokens = read_jsonl(cfg.index_path / TOKENS)
+        tokens = read_token_lines(cfg.index_path / TOKENS)
         symbols = SymbolTable.load(cfg.index_path / SYMBOLS)
     except (CodeciteError, OSError, ValueError) as exc:
         logger.info("previous index not reusable (%s); full build", exc)
@@ -175,10 +190,11 @@ def build_index(root: str | Path = ".", *, full: bool = False, config_file: str 
     cfg = cfg or load_config(root, config_file, index_dir=index_dir)
     with build_lock(cfg.index_path, wait=wait):
         corpus = walk_corpus(cfg)
-        previous = None if full else _previous(cfg)
-        if previous is not None and previous[0].get("fingerprint") == corpus.fingerprint \
+        old_manifest = None if full else _reusable_manifest(cfg)
+        if old_manifest is not None and old_manifest.get("fingerprint") == corpus.fingerprint \
                 and embed is None:
-            return _report(cfg, corpus, previous[0], True, 0, started)
+            return _report(cfg, corpus, old_manifest, True, 0, started)
+        previous = _previous(cfg, old_manifest) if old_manifest is not None else None
         old_files = previous[1] if previous else {}
         results, reparsed = _parse_all(corpus, cfg, old_files, progress)
         manifest = _write(cfg, corpus, results, embed, progress)
@@ -212,7 +228,7 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult], embed
     annotate_public(records, table)
     with staging_dir(cfg.index_path) as tmp:
         write_jsonl(tmp / NODES, records)
-        write_jsonl(tmp / TOKENS, tokens)
+        write_token_lines(tmp / TOKENS, tokens)
         write_json(tmp / SYMBOLS, table.to_json())
         derived = write_derived(tmp, cfg, records, tokens, table, embed, progress)
         manifest = _manifest(cfg, corpus, results, records, derived)
@@ -234,6 +250,7 @@ def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
         "config_source": cfg.source,
         "config_digest": cfg.digest(),
         "tokenizer": TokenizerSettings().to_json(),
+        "parser_version": PARSER_VERSION,
         "fingerprint": corpus.fingerprint,
         "node_count": len(records),
         "counts": {"by_kind": dict(sorted(kinds.items())),

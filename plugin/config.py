@@ -231,8 +231,7 @@ def load_config(root: str | Path = ".", config_file: str | Path | None = None,
     if "package_dirs" not in values:
         detected = detect_packages(root_path)
         if "packages" in values:
-            detected = {name: detected.get(name, _guess_dir(root_path, name))
-                        for name in values["packages"]}
+            detected = _select_packages(root_path, detected, values["packages"])
         values["package_dirs"] = detected
     values.setdefault("packages", tuple(values["package_dirs"]))
     values.setdefault("roots", _default_roots(root_path, values["package_dirs"]))
@@ -240,6 +239,16 @@ def load_config(root: str | Path = ".", config_file: str | Path | None = None,
     values.setdefault("recipes", tuple(d for d in DEFAULT_RECIPE_DIRS
                                        if d in values["roots"] and (root_path / d).is_dir()))
     return CodeciteConfig(root=root_path, source=source, **values)
+
+
+def _select_packages(root: Path, detected: dict[str, str],
+                     names: tuple[str, ...]) -> dict[str, str]:
+    """The detected folders of the named packages and of their mapped subpackages."""
+    out: dict[str, str] = {}
+    for name in names:
+        out[name] = detected.get(name, _guess_dir(root, name))
+        out.update({k: v for k, v in detected.items() if k.startswith(name + ".")})
+    return out
 
 
 def _guess_dir(root: Path, name: str) -> str:

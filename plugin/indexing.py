@@ -23,6 +23,7 @@ from codecite.retrievers.tokenizer import split_identifier, tokenize
 from codecite.symbols import SymbolTable
 
 CODE_KINDS = ("python_symbol", "python_method")
+MAX_PROSE_WORDS = 80
 
 
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
@@ -126,17 +127,23 @@ def doc_edges(records: list[dict[str, Any]], table: SymbolTable) -> tuple[list[i
     return sections, symbols
 
 
-def mined_table(records: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Prose word -> identifier tokens, mined from code nodes' docstrings."""
+def mined_table(records: list[dict[str, Any]], tokens: list[list[str]]) -> dict[str, list[str]]:
+    """Prose word -> identifier tokens, mined from documented code nodes.
+
+    A node's prose words are its tokens that are plain words (no ``_``) and not
+    parts of its own name; its identifier tokens are its leaf name and parts.
+    """
     prose, idents = [], []
-    for rec in records:
+    for rec, toks in zip(records, tokens):
         meta = rec["metadata"]
         if meta.get("kind") not in CODE_KINDS or not meta.get("docstring"):
             continue
         leaf = (meta.get("symbol") or "").rsplit(".", 1)[-1]
         parts = {p.lower() for p in split_identifier(leaf) if len(p) > 1}
         parts.add(leaf.lower())
-        prose.append([t for t in tokenize(meta["docstring"]) if "_" not in t])
+        symbol_words = set(tokenize(meta.get("symbol") or ""))
+        words = {t for t in toks if "_" not in t and t not in symbol_words}
+        prose.append(sorted(words)[:MAX_PROSE_WORDS])
         idents.append(sorted(parts))
     return mine_expansion(prose, idents)
 
@@ -149,7 +156,7 @@ def write_derived(index_dir: Path, cfg: CodeciteConfig, records: list[dict[str, 
     bm25 = build_bm25(tokens or [[]], k1=cfg.retrieval.k1, b=cfg.retrieval.b)
     save_bm25(bm25, index_dir)
     sections, symbols = doc_edges(records, table)
-    mined = mined_table(records) if cfg.retrieval.mined_expansion else {}
+    mined = mined_table(records, tokens) if cfg.retrieval.mined_expansion else {}
     (index_dir / "extras").mkdir(exist_ok=True)
     (index_dir / EDGES_FILE).write_text(json.dumps({"sections": sections, "symbols": symbols}),
                                         encoding="utf-8")

@@ -4,7 +4,7 @@ Layout of ``.codecite/`` (no pickle anywhere)::
 
     manifest.json   format version, counts, digests, fingerprint, file checksums
     nodes.jsonl     one node a line: id, text, metadata
-    tokens.jsonl    one token list a line (same order), reused by incremental builds
+    tokens.txt      one node's tokens a line (same order), reused by incremental builds
     symbols.json    the package namespace as parsed (modules, symbols)
     extras/*.json   derived tables (doc references, mined expansion, ...)
     bm25/           bm25s arrays (.npy, allow_pickle=False) and vocabulary JSON
@@ -39,7 +39,7 @@ from codecite.errors import (
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 NODES = "nodes.jsonl"
-TOKENS = "tokens.jsonl"
+TOKENS = "tokens.txt"
 SYMBOLS = "symbols.json"
 FEEDBACK = "feedback.json"
 MAX_JSON_BYTES = 512 * 1024 * 1024
@@ -95,6 +95,21 @@ def read_jsonl(path: Path) -> list[Any]:
                 raise IndexIntegrityError(f"index file '{path}' line {lineno} is not valid "
                                           f"JSON (truncated or edited?); {REBUILD_FIX}") from exc
     return rows
+
+
+def write_token_lines(path: Path, rows: Iterable[list[str]]) -> None:
+    """One node's tokens a line, space separated (tokens never contain spaces)."""
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(" ".join(row))
+            fh.write("\n")
+
+
+def read_token_lines(path: Path) -> list[list[str]]:
+    if not path.is_file():
+        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}")
+    with path.open("r", encoding="utf-8") as fh:
+        return [line.split() for line in fh]
 
 
 # -- manifest -----------------------------------------------------------------------

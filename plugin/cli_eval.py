@@ -1,0 +1,155 @@
+"""``codecite eval`` and ``codecite report``: score suites, write a reproducibility record.
+
+The only product module that imports ``codecite.evals``; it registers its
+commands with ``codecite.cli.register`` when ``cli_extra`` imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from codecite.cli import EXIT_FAIL, EXIT_OK, _common, _load, _usage, register
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected METRIC=VALUE (e.g. symbol_hit@10=0.6), got {text!r}") from None
+
+
+def _configure_eval(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suites", nargs="*", metavar="SUITE",
+                   help="JSONL suite files (default: the repository's evals/suites/*.jsonl)")
+    _common(p)
+    p.add_argument("-k", type=int, default=10, help="results read per query (default 10)")
+    p.add_argument("--dense", action="store_true", help="also score hybrid dense retrieval")
+    p.add_argument("--baseline", action="store_true",
+                   help="compare with plain SentenceSplitter + BM25Retriever")
+    p.add_argument("--json", dest="json_file", default=None, metavar="FILE",
+                   help="write the full report as JSON")
+    p.add_argument("--plot", default=None, metavar="FILE.png", help="draw hit@k curves")
+    p.add_argument("--fail-under", action="extend", nargs="+", type=_threshold, default=[],
+                   metavar="METRIC=VALUE", help="exit 1 when METRIC is below VALUE")
+    p.add_argument("--fail-over", action="extend", nargs="+", type=_threshold, default=[],
+                   metavar="METRIC=VALUE",
+                   help="exit 1 when METRIC is above VALUE (violations, pollution, latency)")
+
+
+def _suite_paths(args: argparse.Namespace, given: list[str]) -> list[Path]:
+    from codecite.evals import default_suite_paths
+
+    if given:
+        return [Path(s) for s in given]
+    found = list(default_suite_paths(args.root))
+    if not found:
+        raise _usage(f"no suites given and none in '{Path(args.root) / 'evals' / 'suites'}'; "
+                     "pass SUITE.jsonl files")
+    return found
+
+
+def _command_line(args: argparse.Namespace, paths: list[Path], k: int, dense: bool,
+                  baseline: bool) -> str:
+    """The ``codecite eval`` invocation equivalent to this run (for the record)."""
+    parts = ["codecite", "eval", *map(str, paths), "-k", str(k), "-C", str(args.root)]
+    parts += ["--index-dir", args.index_dir] if args.index_dir else []
+    parts += ["--config", args.config_file] if args.config_file else []
+    parts += ["--dense"] * dense + ["--baseline"] * baseline
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _evaluate(args: argparse.Namespace, given: list[str], k: int = 10, dense: bool = False,
+              baseline: bool = False) -> tuple[Any, Any, Any]:
+    from codecite.errors import SuiteError
+    from codecite.evals import load_suites, run_eval
+
+    if k <= 0:
+        raise _usage(f"-k must be a positive integer, got {k}")
+    paths = _suite_paths(args, given)
+    try:
+        suites = load_suites(paths)
+    except SuiteError as exc:
+        raise _usage(str(exc)) from None
+    index = _load(args)
+    report = run_eval(index, suites, k=k, dense=dense, baseline=baseline,
+                      command=_command_line(args, paths, k, dense, baseline))
+    return index, suites, report
+
+
+def _check(report: Any, limits: list[tuple[str, float]], below: bool) -> list[str]:
+    """Messages for every threshold the primary system's metrics break."""
+    overall = report.overall()
+    failures = []
+    for name, limit in limits:
+        if name not in overall:
+            raise _usage(f"unknown metric {name!r} for --fail-{'under' if below else 'over'}; "
+                         f"this run reports: {', '.join(overall)}")
+        value = overall[name]
+        broken = value is None or (value < limit if below else value > limit)
+        if broken:
+            word = "below" if below else "above"
+            failures.append(f"{name} = {'n/a' if value is None else f'{value:.4g}'} is "
+                            f"{word} the threshold {limit:g}")
+    return failures
+
+
+def _write_outputs(args: argparse.Namespace, report: Any) -> None:
+    if args.json_file:
+        Path(args.json_file).write_text(json.dumps(report.to_json(), indent=1) + "\n",
+                                        encoding="utf-8")
+    if args.plot:
+        from codecite.evals import plot_curves
+
+        try:
+            plot_curves(report.curves, args.plot)
+        except ImportError as exc:
+            raise _usage(str(exc)) from None
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    _, _, report = _evaluate(args, args.suites, args.k, args.dense, args.baseline)
+    print(report.table())
+    _write_outputs(args, report)
+    failures = _check(report, args.fail_under, True) + _check(report, args.fail_over, False)
+    for message in failures:
+        print(f"codecite eval: FAIL {message}", file=sys.stderr)
+    return EXIT_FAIL if failures else EXIT_OK
+
+
+def _configure_report(p: argparse.ArgumentParser) -> None:
+    _common(p)
+    p.add_argument("--eval", dest="eval_suites", nargs="*", default=None, metavar="SUITE",
+                   help="also run these suites (none named: the repository's own)")
+    p.add_argument("-k", type=int, default=10, help="results read per query (default 10)")
+    p.add_argument("--out", default=None, metavar="FILE", help="write Markdown here")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from codecite.evals import reproducibility_report
+
+    if args.eval_suites is None:
+        index, suites, report = _load(args, check_stale=False), (), None
+    else:
+        index, suites, report = _evaluate(args, args.eval_suites, args.k)
+    text = reproducibility_report(index, eval_report=report, suites=suites)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
+register("eval", "score evaluation suites (optionally against a plain baseline)",
+         _configure_eval, cmd_eval)
+register("report", "write a Markdown reproducibility record of the index and its evaluation",
+         _configure_report, cmd_report)

@@ -1,0 +1,69 @@
+"""Build performance on a large real corpus (>= 10,000 nodes).
+
+    python tests/benchmarks/bench_build.py
+
+Corpus: the installed llama_index, openai and pydantic packages (all installed
+with codecite) plus this repository's docs/, copied to a temporary folder. Each build runs in its
+own process pinned to one core; the table gives each time as a ratio of the
+full build (targets: no-change <= 3%, one-file change <= 10%, full build
+>= 1,000 nodes/s on one core).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _corpus import make_corpus  # noqa: E402
+
+CHILD = """
+import json, os, sys, time
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+import codecite.builder as b
+t = time.perf_counter()
+r = b.build_index(sys.argv[1], full=sys.argv[2] == "full")
+print(json.dumps({"seconds": time.perf_counter() - t, "nodes": r.nodes, "files": r.files,
+                  "reparsed": r.reparsed, "up_to_date": r.up_to_date}))
+"""
+
+
+def build(root: Path, mode: str) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = subprocess.run([sys.executable, "-c", CHILD, str(root), mode], capture_output=True,
+                         text=True, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["peak_mib"] = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    return result
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = make_corpus(Path(tmp) / "corpus")
+        full = build(root, "full")
+        nochange = build(root, "incremental")
+        target = sorted(root.joinpath("llama_index").rglob("*.py"))[7]
+        target.write_text(target.read_text() + "\n\ndef bench_added():\n    '''Added.'''\n")
+        onefile = build(root, "incremental")
+        rows = [("full build", full), ("no-change build", nochange), ("one-file change", onefile)]
+        print(f"corpus: installed llama_index, openai, pydantic + docs, {full['files']} files, {full['nodes']} nodes")
+        print(f"{'stage':<18}{'seconds':>10}{'ratio':>9}{'reparsed':>10}{'peak MiB':>10}")
+        for name, r in rows:
+            print(f"{name:<18}{r['seconds']:>10.3f}{r['seconds'] / full['seconds']:>9.1%}"
+                  f"{r['reparsed']:>10}{r['peak_mib']:>10.0f}")
+        rate = full["nodes"] / full["seconds"]
+        print(f"full build rate: {rate:,.0f} nodes/s on one core (target >= 1,000)")
+        print(f"targets: no-change <= 3% -> {nochange['seconds'] / full['seconds']:.1%}; "
+              f"one-file <= 10% -> {onefile['seconds'] / full['seconds']:.1%}; "
+              f"no-change said up to date: {nochange['up_to_date']}")
+
+
+if __name__ == "__main__":
+    start = time.perf_counter()
+    main()
+    print(f"(benchmark wall time {time.perf_counter() - start:.1f}s)")
