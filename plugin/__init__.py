@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CodeciteIndex",
     "__version__",
+    "as_tools",
     "build",
     "load",
     "load_config",
@@ -21,6 +22,7 @@ _LAZY = {
     "load": ("codecite.index", "load"),
     "build": ("codecite.builder", "build_index"),
     "load_config": ("codecite.config", "load_config"),
+    "as_tools": ("codecite.tools", "as_tools"),
 }
 
 

@@ -249,6 +249,11 @@ def _run(args: argparse.Namespace) -> int:
     except CodeciteError as exc:
         print(f"codecite {args.command}: {exc}", file=sys.stderr)
         return EXIT_FAIL
+    except BrokenPipeError:  # `codecite query ... | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print(f"codecite {args.command}: interrupted; the previous index is intact",
               file=sys.stderr)

@@ -60,9 +60,9 @@ class RetrievalSettings:
     k1: float = 1.5
     b: float = 0.75
     doc_propagation: bool = True
-    propagation_share: float = 0.4
+    propagation_share: float = 0.9
     mined_expansion: bool = True
-    public_api_factor: float = 1.1
+    public_api_factor: float = 1.03
     low_value_doc_factor: float = 0.5
     max_sections_per_file: int = 3
 

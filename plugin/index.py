@@ -6,6 +6,7 @@ call on this object too.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -128,6 +129,8 @@ class CodeciteIndex:
                 or similarity_top_k <= 0:
             raise QueryError(f"k must be a positive integer, got {similarity_top_k!r}")
         parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
+        dense_options = {k: kwargs.pop(k) for k in ("embed_model", "vector_store", "symbol_gate")
+                         if k in kwargs}  # codecite.dense.hybrid_retriever options
         parts.update(kwargs)
         lexical = CodeciteRetriever(self.nodes, self.bm25, similarity_top_k=similarity_top_k,
                                     kinds=kinds or None, workflow=workflow, path_prefix=path,
@@ -136,7 +139,7 @@ class CodeciteIndex:
             return lexical
         from codecite.dense import hybrid_retriever
 
-        return hybrid_retriever(self, lexical, similarity_top_k)
+        return hybrid_retriever(self, lexical, similarity_top_k, **dense_options)
 
     def query(self, query: str, k: int = 10, **filters: Any) -> RetrievedContext:
         """Ranked, explained evidence for ``query`` (retrieval only, no answer)."""
@@ -147,6 +150,16 @@ class CodeciteIndex:
         return retriever.retrieve_context(query)
 
     search = query
+
+    def with_settings(self, **overrides: Any) -> CodeciteIndex:
+        """This index ranked with other scoring settings, e.g. to compare configurations.
+
+        Example:
+            >>> plain = index.with_settings(doc_propagation=False)   # doctest: +SKIP
+        """
+        settings = dataclasses.replace(self._parts["settings"], **overrides)
+        return CodeciteIndex(self.config, self.manifest, self.nodes, self.bm25,
+                             self.symbol_table, {**self._parts, "settings": settings})
 
     def node(self, node_id: str) -> TextNode | None:
         return self._by_id.get(node_id)
@@ -195,6 +208,17 @@ class CodeciteIndex:
         rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in s["by_kind"].items())
         return (f"<b>codecite index</b> {s['index_dir']}: {s['nodes']} nodes from "
                 f"{s['files']} files<table>{rows}</table>")
+
+    # -- answers (codecite.engine) -------------------------------------------------------------
+    def as_query_engine(self, **kwargs: Any) -> Any:
+        """A ``CodeciteQueryEngine`` over this index (cited answer or clarification)."""
+        from codecite.engine import CodeciteQueryEngine
+
+        return CodeciteQueryEngine(index=self, **kwargs)
+
+    def ask(self, query: str, llm: Any = None, session: Any = None, **kwargs: Any) -> Any:
+        """Answer ``query`` with citations, or ask for clarification (a LlamaIndex Response)."""
+        return self.as_query_engine(llm=llm, session=session, **kwargs).query(query)
 
 
 def load(path: str | Path = ".", **kwargs: Any) -> CodeciteIndex:

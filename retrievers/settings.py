@@ -31,20 +31,22 @@ class ScoringSettings:
     expansions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     workflows: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     doc_propagation: bool = True
-    propagation_share: float = 0.4
+    propagation_share: float = 0.9
     mined_expansion: bool = True
-    public_api_factor: float = 1.1
+    public_api_factor: float = 1.03
     low_value_doc_factor: float = 0.5
     max_sections_per_file: int = 3
+    doc_factor: float = 1.0
 
     def zero_config_factor(self, meta: Mapping[str, Any]) -> float:
         """Mild zero-config preferences: public API up, changelog-like pages down."""
         factor = 1.0
         if meta.get("public") and meta.get("kind") in ("python_symbol", "python_method"):
             factor *= self.public_api_factor
-        if meta.get("kind") == "doc_section" and LOW_VALUE_DOC.search(
-                str(meta.get("source_path", ""))):
-            factor *= self.low_value_doc_factor
+        if meta.get("kind") == "doc_section":
+            factor *= self.doc_factor
+            if LOW_VALUE_DOC.search(str(meta.get("source_path", ""))):
+                factor *= self.low_value_doc_factor
         return factor
 
     def to_json(self) -> dict[str, Any]:

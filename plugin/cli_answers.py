@@ -1,0 +1,123 @@
+"""``codecite ask`` and ``codecite chat``: cited answers (or clarifications) in a terminal.
+
+Thin wrappers over ``CodeciteIndex.ask`` and a :class:`codecite.memory.Session`;
+registered with ``codecite.cli.register`` when ``cli_extra`` imports this module.
+No LLM is used unless ``--llm provider:model`` names one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from codecite import cli
+
+LLM_PROVIDERS = {
+    "openai": ("llama_index.llms.openai", "OpenAI", "llama-index-llms-openai"),
+    "ollama": ("llama_index.llms.ollama", "Ollama", "llama-index-llms-ollama"),
+}
+EXIT_WORDS = frozenset({"exit", "quit", ":q"})
+
+
+def _configure_common(p: argparse.ArgumentParser) -> None:
+    cli._common(p)
+    p.add_argument("--session", default=None, metavar="FILE",
+                   help="remember turns in this JSON file (follow-ups, history)")
+    p.add_argument("--llm", default=None, metavar="PROVIDER:MODEL",
+                   help="synthesize with an LLM, e.g. openai:gpt-4o-mini (default: offline)")
+    p.add_argument("-k", type=int, default=8, help="evidence to retrieve (default 8)")
+    p.add_argument("--budget", type=int, default=None, help="context token budget")
+    p.add_argument("--dense", action="store_true", help="fuse dense retrieval (needs --embed)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _configure_ask(p: argparse.ArgumentParser) -> None:
+    p.add_argument("text", help="the question")
+    _configure_common(p)
+
+
+def make_llm(spec: str | None) -> Any:
+    """``"openai:gpt-4o-mini"`` -> that LlamaIndex LLM (imported lazily); None -> None."""
+    if not spec:
+        return None
+    provider, _, model = spec.partition(":")
+    if provider not in LLM_PROVIDERS or not model:
+        raise cli._usage(f"--llm {spec!r} is not PROVIDER:MODEL with PROVIDER one of "
+                         f"{', '.join(LLM_PROVIDERS)} (e.g. openai:gpt-4o-mini)")
+    module, cls, package = LLM_PROVIDERS[provider]
+    try:
+        import importlib
+
+        return getattr(importlib.import_module(module), cls)(model=model)
+    except ImportError as exc:
+        raise cli._usage(f"--llm {provider} needs `pip install {package}`") from exc
+
+
+def _engine(args: argparse.Namespace, session: Any) -> Any:
+    kwargs: dict[str, Any] = {"similarity_top_k": args.k, "dense": args.dense}
+    if args.budget:
+        kwargs["token_budget"] = args.budget
+    return cli._load(args).as_query_engine(llm=make_llm(args.llm), session=session, **kwargs)
+
+
+def _session(args: argparse.Namespace) -> Any:
+    from codecite.memory import Session
+
+    return Session.load(args.session) if args.session else Session()
+
+
+def render_response(response: Any) -> str:
+    """The answer text, with a numbered sources list when the text has none."""
+    text = str(response).rstrip()
+    meta = response.metadata or {}
+    cites = meta.get("citations") or []
+    if cites and "\nSources:" not in text:
+        text += "\n\nSources:\n" + "\n".join(f"[{c['id']}] {c['ref']} {c['label']} "
+                                             f"({c['kind']})" for c in cites)
+    if meta.get("invalid_citations"):
+        text += f"\n\nnote: removed citations not in the context: {meta['invalid_citations']}"
+    if meta.get("uncited"):
+        text += "\n\nnote: this answer cites no source; treat it as unverified"
+    if meta.get("degraded"):
+        text += f"\n\nnote: dense retrieval unavailable ({meta['degraded']})"
+    return text
+
+
+def _emit(response: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"answer": str(response), "metadata": response.metadata},
+                         default=str, indent=1))
+    else:
+        print(render_response(response))
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    if not args.text.strip():
+        raise cli._usage("the question is empty; pass a question in quotes")
+    session = _session(args) if args.session else None
+    _emit(_engine(args, session).query(args.text), args.json)
+    return cli.EXIT_OK
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    engine = _engine(args, _session(args))
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print("codecite chat: ask about the indexed code; `exit` or Ctrl-D ends.")
+    while True:
+        if interactive:
+            print("> ", end="", flush=True)
+        line = sys.stdin.readline()
+        if not line or line.strip().lower() in EXIT_WORDS:
+            return cli.EXIT_OK
+        if line.strip():
+            _emit(engine.query(line.strip()), args.json)
+            print()
+
+
+cli.register("ask", "answer a question with citations (or ask for clarification)",
+             _configure_ask, cmd_ask)
+cli.register("chat", "a multi-turn question session in the terminal (reads stdin)",
+             _configure_common, cmd_chat)

@@ -1,0 +1,139 @@
+"""Routing before retrieval: what the user wants (intent) and which workflow it concerns.
+
+Deterministic and readable, because a route decides how an answer is framed
+(code, explanation, a workflow that must never run on its own) and must be
+predictable and testable. The rule, in order:
+
+1. an intent phrase configured in ``[tool.codecite.intents]`` (file order, whole
+   words, case-insensitive) wins;
+2. then the default phrases of ``meta`` (questions about codecite itself), ``code``
+   ("write a script", "give me code") and ``workflow`` ("run", "apply",
+   "correct my data"), in that order;
+3. a query that opens with a question word ("how", "what", "why", ...) is a
+   ``question`` even if it mentions a workflow verb ("how do I apply ...?" asks
+   for an explanation; "apply ... to line 22" asks for an action);
+4. otherwise ``question``.
+
+The workflow is inferred with the retriever's own rule
+(``codecite.retrievers.expansion.infer_workflow``) over the configured workflows.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from codecite.config import CodeciteConfig
+from codecite.retrievers.expansion import infer_workflow
+
+logger = logging.getLogger(__name__)
+
+
+class Intent(str, Enum):
+    """The four built-in intents (configured intents may add other names)."""
+
+    CODE = "code"
+    QUESTION = "question"
+    WORKFLOW = "workflow"
+    META = "meta"
+
+
+DEFAULT_INTENT_PHRASES: dict[str, tuple[str, ...]] = {
+    Intent.META.value: (
+        "codecite", "this assistant", "this tool", "your index", "this index",
+        "what is indexed", "what's indexed", "which files are indexed", "what can you do",
+        "how do you work", "your sources", "what do you know",
+    ),
+    Intent.CODE.value: (
+        "write a script", "write me a script", "give me code", "give me the code",
+        "write code", "write some code", "write a function", "show me code",
+        "show me the code", "generate code", "code snippet", "a snippet", "script that",
+        "script to", "code to", "code for", "code example",
+    ),
+    Intent.WORKFLOW.value: (
+        "run", "apply", "execute", "process my", "correct my data", "fix my data",
+        "clean my data", "do it on", "do the same", "now do", "launch",
+    ),
+}
+QUESTION_OPENERS = frozenset({
+    "how", "what", "what's", "whats", "why", "which", "where", "when", "who", "whose",
+    "explain", "describe", "does", "do", "is", "are", "should", "tell",
+})
+_PRIORITY = (Intent.META.value, Intent.CODE.value, Intent.WORKFLOW.value)
+
+
+@dataclass(frozen=True)
+class Route:
+    """How a query was read before retrieval.
+
+    Example:
+        >>> route_query("write a script that loads a survey").intent
+        'code'
+    """
+
+    intent: str
+    workflow: str | None = None
+    matched: str | None = None  # the phrase that decided the intent, if any
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"intent": self.intent, "workflow": self.workflow, "matched": self.matched}
+
+
+def _has_phrase(lowered: str, phrase: str) -> bool:
+    # whole words, and not part of a dotted name (``Agent.run`` is no request to run)
+    pattern = rf"(?<![\w.]){re.escape(phrase.lower())}(?!\w|\.\w)"
+    return re.search(pattern, lowered) is not None
+
+
+def _first_match(lowered: str, phrases: Iterable[str]) -> str | None:
+    return next((p for p in phrases if p and _has_phrase(lowered, p)), None)
+
+
+def _opens_with_question(lowered: str) -> bool:
+    words = re.findall(r"[\w']+", lowered)
+    while words and words[0] in {"and", "so", "ok", "okay", "now", "then", "but"}:
+        words = words[1:]
+    return bool(words) and words[0] in QUESTION_OPENERS
+
+
+def classify_intent(query: str, configured: Mapping[str, Iterable[str]] | None = None
+                    ) -> tuple[str, str | None]:
+    """``(intent, matched phrase)`` by the rule in the module docstring."""
+    lowered = query.lower()
+    for name, phrases in (configured or {}).items():
+        hit = _first_match(lowered, phrases)
+        if hit:
+            return name, hit
+    question = _opens_with_question(lowered)
+    for name in _PRIORITY:
+        hit = _first_match(lowered, DEFAULT_INTENT_PHRASES[name])
+        if hit and not (question and name == Intent.WORKFLOW.value):
+            return name, hit
+    return Intent.QUESTION.value, None
+
+
+def content_query(query: str, route: Route) -> str:
+    """The query without its request phrase ("write a script that", "run"), for retrieval.
+
+    Request words carry the intent, not the topic; left in, words such as
+    "write" or "script" match nothing in the corpus and dilute the evidence.
+    The query is kept whole when too little would remain.
+    """
+    if not route.matched or route.intent == Intent.META.value:
+        return query
+    pattern = rf"(?<![\w.]){re.escape(route.matched)}(?!\w|\.\w)(?:\s+(?:that|which|to|for))?"
+    rest = " ".join(re.sub(pattern, " ", query, count=1, flags=re.I).split())
+    return rest if len(re.findall(r"\w+", rest)) >= 2 else query
+
+
+def route_query(query: str, config: CodeciteConfig | None = None) -> Route:
+    """Intent and workflow of ``query`` under ``config`` (defaults when None)."""
+    intents = dict(config.intents) if config is not None else {}
+    workflows = {r.name: r.keywords for r in config.workflows} if config is not None else {}
+    intent, matched = classify_intent(query, intents)
+    route = Route(intent=intent, workflow=infer_workflow(query, workflows), matched=matched)
+    logger.debug("routed %r -> %s", query, route)
+    return route

@@ -1,0 +1,100 @@
+"""Agent tools: ask, search and validate, as stock LlamaIndex tools.
+
+``as_tools(index)`` returns a ``QueryEngineTool`` (cited answer or
+clarification), a ``FunctionTool`` that searches the codebase and returns
+cited rows as JSON, and a ``FunctionTool`` that checks generated code against
+the package's real namespace. The descriptions are written for an agent: what
+each tool is for, what it returns, and when to prefer it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from llama_index.core.tools import BaseTool, FunctionTool, QueryEngineTool
+
+logger = logging.getLogger(__name__)
+SEARCH_K = 8
+MAX_SNIPPET = 240
+
+ASK_DESCRIPTION = (
+    "Answer a question about the {project} codebase from its source, docs, examples and "
+    "recipes, with numbered citations (path:start-end). When the evidence is weak it "
+    "returns a clarification request with up to three candidate topics instead of an "
+    "answer; never invents APIs. It never runs workflows. Input: a natural-language "
+    "question.")
+SEARCH_DESCRIPTION = (
+    "Search the {project} codebase and return ranked, cited evidence as JSON rows "
+    "(rank, score, kind, label, citation path:start-end, signature, snippet). Use it to "
+    "find where a function, class or documented task lives before writing code.")
+VALIDATE_DESCRIPTION = (
+    "Check generated Python code against the real {project} namespace without running "
+    "it. Returns JSON {{ok, syntax_ok, errors, warnings, checked}}: errors name imports, "
+    "attributes or keyword arguments that do not exist. Use it on every script you write "
+    "before showing it.")
+
+
+def _project(index: Any) -> str:
+    return ", ".join(index.config.packages) or index.config.root.name
+
+
+def search_rows(index: Any, query: str, k: int = SEARCH_K) -> list[dict[str, Any]]:
+    """Cited rows for ``query``: the ``codecite query`` table as data, plus a snippet."""
+    from codecite.retrievers.render import node_row
+
+    ctx = index.query(query, k=k)
+    rows = []
+    for i, nws in enumerate(ctx.nodes, 1):
+        row = node_row(i, nws)
+        row.pop("id", None)
+        row["signature"] = nws.node.metadata.get("signature")
+        text = " ".join(nws.node.get_content().split())
+        row["snippet"] = text[:MAX_SNIPPET] + ("..." if len(text) > MAX_SNIPPET else "")
+        rows.append(row)
+    return rows
+
+
+def _search_fn(index: Any) -> Any:
+    def codecite_search(query: str, k: int = SEARCH_K) -> str:
+        """Ranked, cited evidence for ``query`` as JSON rows."""
+        rows = search_rows(index, query, k=max(1, min(int(k), 50)))
+        return json.dumps({"query": query, "results": rows}, indent=1)
+
+    return codecite_search
+
+
+def _validate_fn(index: Any) -> Any:
+    def codecite_validate(code: str) -> str:
+        """Check generated code against the indexed package; JSON report."""
+        from codecite.validation import validate_generated_code
+
+        report = validate_generated_code(code, index=index)
+        keys = ("ok", "syntax_ok", "errors", "warnings", "checked")
+        return json.dumps({k: report.get(k) for k in keys}, indent=1)
+
+    return codecite_validate
+
+
+def as_tools(index: Any, *, llm: Any = None, session: Any = None,
+             **engine_kwargs: Any) -> list[BaseTool]:
+    """LlamaIndex tools for an agent: ``codecite_ask``, ``codecite_search``,
+    ``codecite_validate``.
+
+    Example:
+        >>> tools = codecite.as_tools(codecite.load("."))           # doctest: +SKIP
+        >>> agent = ReActAgent(tools=tools, llm=my_llm)             # doctest: +SKIP
+    """
+    from codecite.engine import CodeciteQueryEngine
+
+    project = _project(index)
+    engine = CodeciteQueryEngine(index=index, llm=llm, session=session, **engine_kwargs)
+    return [
+        QueryEngineTool.from_defaults(query_engine=engine, name="codecite_ask",
+                                      description=ASK_DESCRIPTION.format(project=project)),
+        FunctionTool.from_defaults(fn=_search_fn(index), name="codecite_search",
+                                   description=SEARCH_DESCRIPTION.format(project=project)),
+        FunctionTool.from_defaults(fn=_validate_fn(index), name="codecite_validate",
+                                   description=VALIDATE_DESCRIPTION.format(project=project)),
+    ]

@@ -1,0 +1,86 @@
+"""Zero-config retrieval quality on real packages (the public dev suites).
+
+    python tests/benchmarks/bench_quality.py [--corpora DIR] [--suites DIR]
+
+Builds each corpus (unmodified PyPI sdists of jinja2 3.1.6 and attrs 26.1.0)
+with no configuration into a temporary index folder, runs its question suite
+and prints, per suite: symbol hit@1/5/10, MRR@10, source hit@10, paraphrase
+hit@5, clarification precision/recall, for stock LlamaIndex (SentenceSplitter +
+BM25Retriever) and for codecite with its zero-config features added one at a
+time, so the lift of each is visible. Downloads nothing: get the corpora once
+as ../shared/dev-suites/README.md says (``pip download --no-binary :all: ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import codecite
+from codecite.evals import load_suites, run_eval
+
+REPO = Path(__file__).resolve().parents[2]
+SUITES = {"jinja2": "jinja2-3.1.6", "attrs": "attrs-26.1.0"}
+PLAIN = {"doc_propagation": False, "mined_expansion": False, "public_api_factor": 1.0,
+         "low_value_doc_factor": 1.0, "max_sections_per_file": 0}
+STAGES = [
+    ("codecite plain", PLAIN),
+    ("+ doc propagation", {**PLAIN, "doc_propagation": True}),
+    ("+ mined expansion", {**PLAIN, "doc_propagation": True, "mined_expansion": True}),
+    ("+ zero-config defaults", {}),
+]
+COLUMNS = ["symbol_hit@1", "symbol_hit@5", "symbol_hit@10", "mrr@10", "source_hit@10"]
+
+
+def _default_dir(env: str, *candidates: Path) -> Path:
+    if os.environ.get(env):
+        return Path(os.environ[env])
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+def _row(label: str, report: object, system: str | None = None) -> str:
+    overall = report.overall(system)
+    kinds = report.metrics[system or report.primary]["kinds"]
+    para = kinds.get("paraphrase", {}).get("symbol_hit@5")
+    cells = [overall.get(c) for c in COLUMNS] + [
+        para, overall.get("clarification_precision"), overall.get("clarification_recall")]
+    return f"{label:<24}" + "".join(
+        f"{c:>9.2f}" if isinstance(c, (int, float)) else f"{'n/a':>9}" for c in cells)
+
+
+def bench(name: str, corpus: Path, suite: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        index_dir = str(Path(tmp) / "index")
+        report = codecite.build(corpus, index_dir=index_dir)
+        index = codecite.load(corpus, index_dir=index_dir, check_stale=False)
+        suites = load_suites([suite])
+        print(f"\n{name}: {report.nodes} nodes from {report.files} files")
+        print(f"{'system':<24}" + "".join(f"{c.replace('symbol_', 's').replace('source_', 'src'):>9}"
+                                          for c in COLUMNS) + f"{'para@5':>9}{'clar P':>9}{'clar R':>9}")
+        base = run_eval(index, suites, k=10, baseline=True)
+        print(_row("stock LlamaIndex BM25", base, "baseline"))
+        for label, overrides in STAGES:
+            print(_row(label, run_eval(index.with_settings(**overrides), suites, k=10)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", type=Path, default=_default_dir(
+        "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")))
+    parser.add_argument("--suites", type=Path, default=REPO.parent / "shared" / "dev-suites")
+    args = parser.parse_args()
+    missing = [d for d in SUITES.values() if not (args.corpora / d).is_dir()]
+    if missing:
+        print(f"corpora missing under {args.corpora}: {', '.join(missing)}; see "
+              f"{args.suites / 'README.md'} to fetch them once", file=sys.stderr)
+        return 1
+    for name, folder in SUITES.items():
+        bench(name, args.corpora / folder, args.suites / f"{name}.jsonl")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
