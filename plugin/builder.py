@@ -104,7 +104,6 @@ def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
         nodes = parse_doc(text, file.rel, max_chars=cfg.max_section_chars)
     for node in nodes:
         meta = dict(node.metadata)
-        meta["file_digest"] = file.digest
         tag_node(meta, node.text, cfg)
         result.records.append({"id": node.node_id, "text": node.text, "metadata": meta})
         result.tokens.append(tokenize(node.text))
@@ -229,7 +228,7 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult], embed
     with staging_dir(cfg.index_path) as tmp:
         write_jsonl(tmp / NODES, records)
         write_token_lines(tmp / TOKENS, tokens)
-        write_json(tmp / SYMBOLS, table.to_json())
+        write_json(tmp / SYMBOLS, {"modules": table.modules})  # symbols come from nodes
         derived = write_derived(tmp, cfg, records, tokens, table, embed, progress)
         manifest = _manifest(cfg, corpus, results, records, derived)
         manifest["checksums"] = checksum_files(tmp)

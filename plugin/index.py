@@ -28,6 +28,7 @@ from codecite.store import (
     FEEDBACK,
     NODES,
     SYMBOLS,
+    read_json,
     read_jsonl,
     read_manifest,
     verify_files,
@@ -47,15 +48,15 @@ class CodeciteIndex:
     """
 
     def __init__(self, config: CodeciteConfig, manifest: dict[str, Any], nodes: list[TextNode],
-                 bm25: Any, symbol_table: SymbolTable, parts: dict[str, Any]) -> None:
+                 bm25: Any, symbol_table: SymbolTable | None, parts: dict[str, Any]) -> None:
         self.config = config
         self.manifest = manifest
         self.nodes = nodes
         self.bm25 = bm25
-        self.symbol_table = symbol_table
+        self._symbol_table = symbol_table
         self._parts = parts
         self._by_id = {n.node_id: n for n in nodes}
-        self._default_retriever: CodeciteRetriever | None = None
+        self._arrays: Any = None
 
     # -- loading --------------------------------------------------------------------
     @classmethod
@@ -93,8 +94,16 @@ class CodeciteIndex:
         if int(bm25.scores["num_docs"]) != len(nodes):
             raise IndexIntegrityError(f"lexical index '{index_dir / BM25_DIR}' does not match "
                                       "nodes.jsonl; run `codecite build --full`")
-        table = SymbolTable.load(index_dir / SYMBOLS)
-        return cls(cfg, manifest, nodes, bm25, table, load_parts(index_dir, nodes))
+        return cls(cfg, manifest, nodes, bm25, None, load_parts(index_dir, nodes))
+
+    @property
+    def symbol_table(self) -> SymbolTable:
+        """The package namespace as parsed (loaded on first use: queries do not need it)."""
+        if self._symbol_table is None:
+            modules = read_json(self.config.index_path / SYMBOLS).get("modules", {})
+            self._symbol_table = SymbolTable.from_parts(modules.values(),
+                                                        (n.metadata for n in self.nodes))
+        return self._symbol_table
 
     # -- freshness --------------------------------------------------------------------
     def current_fingerprint(self) -> str:
@@ -141,6 +150,15 @@ class CodeciteIndex:
 
         return hybrid_retriever(self, lexical, similarity_top_k, **dense_options)
 
+    def _node_arrays(self) -> Any:
+        """Per-node scoring vectors, computed once per settings and feedback state."""
+        if self._arrays is None:
+            from codecite.retrievers.bm25 import _NodeArrays
+
+            self._arrays = _NodeArrays(self.nodes, self._parts["settings"],
+                                       self._parts.get("feedback", {}))
+        return self._arrays
+
     def query(self, query: str, k: int = 10, **filters: Any) -> RetrievedContext:
         """Ranked, explained evidence for ``query`` (retrieval only, no answer)."""
         if not isinstance(query, str) or not query.strip():
@@ -159,7 +177,7 @@ class CodeciteIndex:
         """
         settings = dataclasses.replace(self._parts["settings"], **overrides)
         return CodeciteIndex(self.config, self.manifest, self.nodes, self.bm25,
-                             self.symbol_table, {**self._parts, "settings": settings})
+                             self._symbol_table, {**self._parts, "settings": settings})
 
     def node(self, node_id: str) -> TextNode | None:
         return self._by_id.get(node_id)
@@ -180,6 +198,7 @@ class CodeciteIndex:
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
         os.replace(tmp, path)
         self._parts["feedback"] = {s: float(v["votes"]) for s, v in data.items()}
+        self._arrays = None
         return feedback_factor(entry["votes"], self.config.retrieval.feedback_floor)
 
     # -- summary ---------------------------------------------------------------------------

@@ -62,6 +62,7 @@ class _NodeArrays:
                 if is_compound(leaf):
                     self.compound.add(leaf.lower())
         self.paths = [m.get("source_path") or "" for m in metas]
+        self.doc_files = [p if k == "doc_section" else None for p, k in zip(self.paths, self.kinds)]
 
     def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
         if workflow is None:
@@ -101,7 +102,8 @@ class CodeciteRetriever(BM25Retriever):
                  mined_expansion: Mapping[str, Sequence[str]] | None = None,
                  filters: MetadataFilters | None = None,
                  kinds: Sequence[str] | None = None, workflow: str | None = None,
-                 path_prefix: str | None = None, **kwargs: Any) -> None:
+                 path_prefix: str | None = None, node_arrays: _NodeArrays | None = None,
+                 **kwargs: Any) -> None:
         if int(bm25.scores["num_docs"]) != len(nodes):
             raise ValueError(f"bm25 index has {bm25.scores['num_docs']} documents but "
                              f"{len(nodes)} nodes were given")
@@ -110,7 +112,7 @@ class CodeciteRetriever(BM25Retriever):
         self.feedback = dict(feedback or {})
         self.propagation = propagation
         self.mined_expansion = dict(mined_expansion or {})
-        self._arrays = _NodeArrays(self.nodes, self.settings, self.feedback)
+        self._arrays = node_arrays or _NodeArrays(self.nodes, self.settings, self.feedback)
         self._filters = filters
         self._kinds = tuple(kinds) if kinds else None
         self._workflow_filter = workflow
@@ -204,7 +206,7 @@ class CodeciteRetriever(BM25Retriever):
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
         final, parts = self.score_all(query_str)
-        order = rank_order(final, k, self.settings.max_sections_per_file, self._doc_files(),
+        order = rank_order(final, k, self.settings.max_sections_per_file, self._arrays.doc_files,
                            tiebreak=parts["composed"])
         ctx = RetrievedContext(query=query_str, tokens=parts["tokens"],
                                expansion=parts["expansion"],
@@ -215,10 +217,6 @@ class CodeciteRetriever(BM25Retriever):
             ctx.nodes.append(NodeWithScore(node=node, score=float(final[i])))
             ctx.breakdown[node.node_id] = self._breakdown(i, parts, final)
         return ctx
-
-    def _doc_files(self) -> list[str | None]:
-        return [p if k == "doc_section" else None
-                for p, k in zip(self._arrays.paths, self._arrays.kinds)]
 
     def _breakdown(self, i: int, parts: dict[str, Any], final: np.ndarray) -> ScoreBreakdown:
         a = self._arrays

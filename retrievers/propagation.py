@@ -46,7 +46,7 @@ class DocPropagation:
             best = np.where(mask, best, 0.0)
         improved = best > scores
         out = np.where(improved, best, scores).astype(np.float32)
-        for sec, sym, c in zip(self.sections, self.symbols, contrib):
-            if improved[sym] and c == best[sym] and sources[sym] < 0:
-                sources[sym] = sec
+        winners = np.flatnonzero(improved[self.symbols] & (contrib == best[self.symbols]))
+        for edge in winners[::-1]:  # reversed: the first winning edge is written last
+            sources[self.symbols[edge]] = self.sections[edge]
         return out, sources
