@@ -28,6 +28,13 @@ DEFAULT_INCLUDE_PRIVATE = False
 DEFAULT_MAX_VALUE_CHARS = 160
 KEPT_DUNDER_METHODS = frozenset({"__init__", "__call__"})
 _DEF_TYPES = ("function_definition", "class_definition")
+_BLOCK_TYPES = frozenset({"if_statement", "try_statement", "with_statement", "ERROR",
+                          "else_clause", "elif_clause", "except_clause", "finally_clause",
+                          "block"})
+# Classes nested deeper than this are not walked (their nodes are dropped with a
+# warning): the walk recurses once per level and must stay far from the
+# interpreter's recursion limit whatever the input.
+MAX_CLASS_DEPTH = 100
 _STRING_PREFIX = re.compile(r"^[rRbBuUfF]*")
 
 
@@ -59,6 +66,7 @@ class PythonParseResult:
     namespace: ModuleNamespace
     partial: bool = False
     error_lines: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _text(node: Any) -> str:
@@ -177,6 +185,7 @@ class _ModuleWalker:
         self.module = module
         self.include_private = include_private
         self.nodes: list[TextNode] = []
+        self.warnings: list[str] = []
         self.namespace = ModuleNamespace(module, source_path, is_package=is_package)
 
     # -- helpers -----------------------------------------------------------
@@ -203,18 +212,26 @@ class _ModuleWalker:
             self._top_statement(child)
 
     def _top_level(self, block: Any) -> Iterator[Any]:
-        """Module statements, descending into if/try/with blocks and ERROR nodes."""
-        for child in block.named_children:
-            if child.type in ("if_statement", "try_statement", "with_statement", "ERROR",
-                              "else_clause", "elif_clause", "except_clause", "finally_clause",
-                              "block"):
-                if child.type == "if_statement" and "TYPE_CHECKING" in _text(
-                        child.child_by_field_name("condition")):
-                    self._collect_imports(child, type_checking=True)
-                    continue
-                yield from self._top_level(child)
-            else:
+        """Module statements, descending into if/try/with blocks and ERROR nodes.
+
+        An explicit stack, not recursion: a file of 1,000 nested ``if`` blocks
+        must not raise ``RecursionError``. Inside ``if TYPE_CHECKING:`` only
+        imports are collected.
+        """
+        stack = [(iter(block.named_children), False)]
+        while stack:
+            children, imports_only = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+            elif child.type in _BLOCK_TYPES:
+                guarded = child.type == "if_statement" and "TYPE_CHECKING" in _text(
+                    child.child_by_field_name("condition"))
+                stack.append((iter(child.named_children), imports_only or guarded))
+            elif not imports_only:
                 yield child
+            elif child.type in ("import_statement", "import_from_statement"):
+                self._import(child)
 
     def _top_statement(self, child: Any) -> None:
         t = child.type
@@ -237,11 +254,6 @@ class _ModuleWalker:
             self._assignment(child)
         elif t in ("import_statement", "import_from_statement", "future_import_statement"):
             self._import(child)
-
-    def _collect_imports(self, node: Any, type_checking: bool = False) -> None:
-        for sub in self._top_level(node):
-            if sub.type in ("import_statement", "import_from_statement"):
-                self._import(sub)
 
     # -- imports -------------------------------------------------------------
     def _resolve_relative(self, module_name: str) -> str:
@@ -351,7 +363,12 @@ class _ModuleWalker:
         self.nodes.append(make_node(f"{symbol}\n{deco}def {signature}\n{doc}".rstrip(), meta))
         return signature
 
-    def _class(self, definition: Any, outer: Any, symbol: str, kind: NodeKind) -> None:
+    def _class(self, definition: Any, outer: Any, symbol: str, kind: NodeKind,
+               depth: int = 1) -> None:
+        if depth > MAX_CLASS_DEPTH:
+            self.warnings.append(f"classes nested deeper than {MAX_CLASS_DEPTH} levels from "
+                                 f"line {outer.start_point[0] + 1} were not indexed")
+            return
         name = _text(definition.child_by_field_name("name"))
         bases = definition.child_by_field_name("superclasses")
         body = definition.child_by_field_name("body")
@@ -375,14 +392,15 @@ class _ModuleWalker:
             elif inner.type == "class_definition":
                 cname = _text(inner.child_by_field_name("name"))
                 if self._keep(cname):
-                    self._class(inner, inner_outer, f"{symbol}.{cname}", NodeKind.PYTHON_METHOD)
+                    self._class(inner, inner_outer, f"{symbol}.{cname}", NodeKind.PYTHON_METHOD,
+                                depth + 1)
             elif inner.type == "expression_statement" and inner.named_child_count == 1:
                 fields.extend(self._class_field(inner.named_children[0]))
         decorators = _decorators(outer)
         params = [p for p in init_params if p["name"] not in ("self", "cls")] if init_params \
             else []
         header = f"class {name}{_text(bases) if bases is not None else ''}"
-        signature = _squash(f"{name}({', '.join(_format_param(p) for p in params)})") \
+        signature = _squash(f"{name}({format_parameters(params)})") \
             if init_params else _squash(header[len("class "):])
         meta = self._meta(kind, outer, symbol=symbol, module=self.module, symbol_type="class",
                           signature=signature, params=params, returns=None,
@@ -405,6 +423,21 @@ class _ModuleWalker:
         right = expr.child_by_field_name("right")
         return [{"name": _text(left), "annotation": _text(ann),
                  "default": _text(right) if right is not None else None}]
+
+
+def format_parameters(params: list[dict[str, Any]]) -> str:
+    """Parameters back to source form, with the ``/`` and ``*`` markers."""
+    parts: list[str] = []
+    for i, p in enumerate(params):
+        prev = params[i - 1]["kind"] if i else None
+        if prev == "positional_only" and p["kind"] != "positional_only":
+            parts.append("/")
+        if p["kind"] == "keyword_only" and prev not in ("keyword_only", "var_positional"):
+            parts.append("*")
+        parts.append(_format_param(p))
+    if params and params[-1]["kind"] == "positional_only":
+        parts.append("/")
+    return ", ".join(parts)
 
 
 def _format_param(p: dict[str, Any]) -> str:
@@ -446,7 +479,7 @@ def parse_python_source(source: bytes | str, source_path: str, module: str,
     walker.walk(tree.root_node)
     errors = _error_lines(tree.root_node) if tree.root_node.has_error else []
     return PythonParseResult(walker.nodes, walker.namespace, partial=bool(errors),
-                             error_lines=errors)
+                             error_lines=errors, warnings=walker.warnings)
 
 
 class PythonNodeParser(NodeParser):

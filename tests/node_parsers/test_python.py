@@ -1,0 +1,136 @@
+"""The tree-sitter Python parser: symbols, signatures, spans, namespaces, errors."""
+
+from __future__ import annotations
+
+from codecite.node_parsers.python import module_name_for, parse_python_source
+
+SOURCE = '''"""Tools for surveys."""
+from .x import y as z, w
+from . import sub
+import os.path
+__all__ = ["z", "Agent"]
+
+LIMIT = 3
+"""Largest window."""
+_hidden = 1
+
+
+@register("agent")
+class Agent(Base):
+    """Runs a step."""
+
+    size: int = 3
+
+    def __init__(self, line, /, window: int = 5, *args, method="ama", **kw) -> None:
+        self.line = line
+
+    @property
+    def factor(self) -> float:
+        """The factor."""
+        return 1.0
+
+    @factor.setter
+    def factor(self, value):
+        pass
+
+    def _private(self):
+        pass
+
+    class Options:
+        def check(self):
+            """Check."""
+
+
+async def fetch(url: str, *, timeout=3) -> bytes:
+    """Fetch it."""
+
+
+def _helper():
+    pass
+'''
+
+
+def _by_symbol(result):
+    out = {}
+    for node in result.nodes:
+        out.setdefault(node.metadata["symbol"], []).append(node)
+    return out
+
+
+def test_symbols_kinds_and_spans() -> None:
+    result = parse_python_source(SOURCE, "src/pkg/mod.py", "pkg.mod")
+    nodes = _by_symbol(result)
+    assert set(nodes) == {"pkg.mod", "pkg.mod.LIMIT", "pkg.mod.Agent", "pkg.mod.Agent.__init__",
+                          "pkg.mod.Agent.factor", "pkg.mod.Agent.Options",
+                          "pkg.mod.Agent.Options.check", "pkg.mod.fetch"}
+    agent = nodes["pkg.mod.Agent"][0].metadata
+    assert (agent["kind"], agent["start_line"], agent["end_line"]) == ("python_symbol", 12, 35)
+    assert agent["decorators"] == ['register("agent")']
+    assert agent["signature"] == 'Agent(line, /, window: int = 5, *args, method="ama", **kw)'
+    assert nodes["pkg.mod.Agent.Options.check"][0].metadata["kind"] == "python_method"
+    assert nodes["pkg.mod.LIMIT"][0].metadata["docstring"] == "Largest window."
+
+
+def test_parameters_carry_kinds_defaults_and_annotations() -> None:
+    nodes = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod"))
+    params = {p["name"]: p for p in nodes["pkg.mod.Agent.__init__"][0].metadata["params"]}
+    assert params["line"]["kind"] == "positional_only"
+    assert params["window"] == {"name": "window", "annotation": "int", "default": "5",
+                                "kind": "positional_or_keyword"}
+    assert params["args"]["kind"] == "var_positional"
+    assert params["method"]["kind"] == "keyword_only" and params["method"]["default"] == '"ama"'
+    assert params["kw"]["kind"] == "var_keyword"
+    fetch = nodes["pkg.mod.fetch"][0].metadata
+    assert fetch["signature"] == "async fetch(url: str, *, timeout=3) -> bytes"
+    assert fetch["returns"] == "bytes"
+    assert [p["kind"] for p in fetch["params"]] == ["positional_or_keyword", "keyword_only"]
+
+
+def test_property_pair_shares_a_name_but_not_an_id() -> None:
+    nodes = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod"))
+    getter, setter = nodes["pkg.mod.Agent.factor"]
+    assert getter.node_id != setter.node_id
+    assert getter.metadata["symbol_type"] == setter.metadata["symbol_type"] == "property"
+
+
+def test_class_node_holds_header_doc_and_method_signatures_not_bodies() -> None:
+    nodes = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod"))
+    text = nodes["pkg.mod.Agent"][0].get_content()
+    assert "class Agent(Base)" in text and "Runs a step." in text
+    assert "factor(self) -> float" in text
+    assert "self.line = line" not in text and "return 1.0" not in text
+
+
+def test_private_names_are_skipped_unless_asked() -> None:
+    plain = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod"))
+    assert not any(s.rsplit(".", 1)[-1].startswith("_") and not s.endswith("__init__")
+                   for s in plain)
+    private = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod",
+                                             include_private=True))
+    assert {"pkg.mod._helper", "pkg.mod.Agent._private", "pkg.mod._hidden"} <= set(private)
+
+
+def test_namespace_records_imports_all_and_definitions() -> None:
+    ns = parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod").namespace
+    assert ns.imports == {"z": "pkg.x.y", "w": "pkg.x.w", "sub": "pkg.sub", "os": "os"}
+    assert ns.all_names == ["z", "Agent"]
+    assert ns.defines["Agent"] == "class" and ns.defines["_helper"] == "function"
+    package = parse_python_source("from .a import b\n", "pkg/__init__.py", "pkg").namespace
+    assert package.is_package and package.imports == {"b": "pkg.a.b"}
+
+
+def test_syntax_errors_keep_the_other_symbols() -> None:
+    broken = "def ok():\n    '''Fine.'''\n\ndef bad(:\n    pass\n\nclass After:\n    def go(self):\n        pass\n"
+    result = parse_python_source(broken, "pkg/b.py", "pkg.b")
+    assert result.partial and result.error_lines
+    assert {"pkg.b.ok", "pkg.b.After", "pkg.b.After.go"} <= set(_by_symbol(result))
+
+
+def test_module_names_follow_layout_and_package_dirs() -> None:
+    assert module_name_for("src/pkg/a/b.py") == "pkg.a.b"
+    assert module_name_for("pkg/__init__.py") == "pkg"
+    assert module_name_for("plugin/config.py", {"codecite": "plugin"}) == "codecite.config"
+    assert module_name_for("retrievers/bm25.py", {"codecite": "plugin",
+                                                  "codecite.retrievers": "retrievers"}) == \
+        "codecite.retrievers.bm25"
+    assert module_name_for("docs/examples/plot_x.py") == "docs.examples.plot_x"
