@@ -8,8 +8,9 @@ enough, only a few identifier tokens per word, only above a PMI threshold.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 DEFAULT_MIN_WORD_DOCS = 3
 DEFAULT_MIN_PAIR_DOCS = 2
@@ -32,23 +33,45 @@ def mine_expansion(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence
     n = len(prose_tokens)
     if n == 0:
         return {}
-    word_df: Counter[str] = Counter()
-    ident_df: Counter[str] = Counter()
-    pair_df: Counter[tuple[str, str]] = Counter()
-    for words, idents in zip(prose_tokens, ident_tokens):
-        ws, ids = set(words), set(idents)
-        word_df.update(ws)
-        ident_df.update(ids)
-        pair_df.update((w, t) for w in ws for t in ids if w != t)
+    pairs, word_df, ident_df, words, idents = _count_pairs(prose_tokens, ident_tokens)
+    codes, counts = np.unique(pairs, return_counts=True) if pairs.size else (pairs, pairs)
+    w_ids, t_ids = codes // len(idents), codes % len(idents)
+    keep = (counts >= min_pair_docs) & (word_df[w_ids] >= min_word_docs)
+    w_ids, t_ids, counts = w_ids[keep], t_ids[keep], counts[keep]
+    pmi = np.log(counts * n / (word_df[w_ids] * ident_df[t_ids]))
+    strong = pmi >= min_pmi
     scored: dict[str, list[tuple[float, str]]] = {}
-    for (w, t), c in pair_df.items():
-        if c < min_pair_docs or word_df[w] < min_word_docs:
-            continue
-        pmi = math.log(c * n / (word_df[w] * ident_df[t]))
-        if pmi >= min_pmi:
-            scored.setdefault(w, []).append((pmi * math.log1p(c), t))
-    return {w: [t for _, t in sorted(pairs, key=lambda p: (-p[0], p[1]))[:terms_per_word]]
-            for w, pairs in sorted(scored.items())}
+    for w, t, c, p in zip(w_ids[strong], t_ids[strong], counts[strong], pmi[strong]):
+        scored.setdefault(words[w], []).append((float(p) * math.log1p(int(c)), idents[t]))
+    return {w: [t for _, t in sorted(ps, key=lambda p: (-p[0], p[1]))[:terms_per_word]]
+            for w, ps in sorted(scored.items())}
+
+
+def _count_pairs(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence[Sequence[str]]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]:
+    """Every (word, identifier token) pair per node as one int code, plus document freqs."""
+    word_ids: dict[str, int] = {}
+    ident_ids: dict[str, int] = {}
+    node_words, node_idents = [], []
+    for words, idents in zip(prose_tokens, ident_tokens):
+        ids = {ident_ids.setdefault(t, len(ident_ids)) for t in idents}
+        ws = {word_ids.setdefault(w, len(word_ids)) for w in words}
+        node_words.append(np.fromiter(ws, dtype=np.int64, count=len(ws)))
+        node_idents.append(np.fromiter(ids, dtype=np.int64, count=len(ids)))
+    n_idents = max(len(ident_ids), 1)
+    word_df = np.bincount(np.concatenate(node_words or [np.empty(0, np.int64)]),
+                          minlength=len(word_ids))
+    ident_df = np.bincount(np.concatenate(node_idents or [np.empty(0, np.int64)]),
+                           minlength=len(ident_ids))
+    words = list(word_ids)
+    idents = list(ident_ids)
+    same = {word_ids[w] * n_idents + ident_ids[w] for w in word_ids.keys() & ident_ids.keys()}
+    chunks = [(ws[:, None] * n_idents + ts[None, :]).ravel()
+              for ws, ts in zip(node_words, node_idents) if ws.size and ts.size]
+    pairs = np.concatenate(chunks) if chunks else np.empty(0, np.int64)
+    if same:
+        pairs = pairs[~np.isin(pairs, np.fromiter(same, dtype=np.int64))]
+    return pairs, word_df, ident_df, words, idents
 
 
 def mined_terms(query_tokens: Sequence[str], table: Mapping[str, Sequence[str]]) -> list[str]:
