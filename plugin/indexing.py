@@ -134,7 +134,7 @@ def mined_table(records: list[dict[str, Any]], tokens: list[list[str]]) -> dict[
     parts of its own name; its identifier tokens are its leaf name and parts.
     """
     prose, idents = [], []
-    for rec, toks in zip(records, tokens):
+    for rec, toks in zip(records, tokens, strict=True):
         meta = rec["metadata"]
         if meta.get("kind") not in CODE_KINDS or not meta.get("docstring"):
             continue

@@ -62,7 +62,8 @@ class _NodeArrays:
                 if is_compound(leaf):
                     self.compound.add(leaf.lower())
         self.paths = [m.get("source_path") or "" for m in metas]
-        self.doc_files = [p if k == "doc_section" else None for p, k in zip(self.paths, self.kinds)]
+        self.doc_files = [p if k == "doc_section" else None
+                          for p, k in zip(self.paths, self.kinds, strict=True)]
 
     def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
         if workflow is None:
@@ -279,4 +280,4 @@ def rank_order(scores: np.ndarray, k: int, max_per_file: int,
     return out
 
 
-__all__ = ["CodeciteRetriever", "rank_order", "save_bm25", "load_bm25"]
+__all__ = ["CodeciteRetriever", "load_bm25", "rank_order", "save_bm25"]

@@ -41,7 +41,8 @@ def mine_expansion(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence
     pmi = np.log(counts * n / (word_df[w_ids] * ident_df[t_ids]))
     strong = pmi >= min_pmi
     scored: dict[str, list[tuple[float, str]]] = {}
-    for w, t, c, p in zip(w_ids[strong], t_ids[strong], counts[strong], pmi[strong]):
+    for w, t, c, p in zip(w_ids[strong], t_ids[strong], counts[strong], pmi[strong],
+                          strict=True):
         scored.setdefault(words[w], []).append((float(p) * math.log1p(int(c)), idents[t]))
     return {w: [t for _, t in sorted(ps, key=lambda p: (-p[0], p[1]))[:terms_per_word]]
             for w, ps in sorted(scored.items())}
@@ -53,7 +54,7 @@ def _count_pairs(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence[S
     word_ids: dict[str, int] = {}
     ident_ids: dict[str, int] = {}
     node_words, node_idents = [], []
-    for words, idents in zip(prose_tokens, ident_tokens):
+    for words, idents in zip(prose_tokens, ident_tokens, strict=True):
         ids = {ident_ids.setdefault(t, len(ident_ids)) for t in idents}
         ws = {word_ids.setdefault(w, len(word_ids)) for w in words}
         node_words.append(np.fromiter(ws, dtype=np.int64, count=len(ws)))
@@ -67,7 +68,7 @@ def _count_pairs(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence[S
     idents = list(ident_ids)
     same = {word_ids[w] * n_idents + ident_ids[w] for w in word_ids.keys() & ident_ids.keys()}
     chunks = [(ws[:, None] * n_idents + ts[None, :]).ravel()
-              for ws, ts in zip(node_words, node_idents) if ws.size and ts.size]
+              for ws, ts in zip(node_words, node_idents, strict=True) if ws.size and ts.size]
     pairs = np.concatenate(chunks) if chunks else np.empty(0, np.int64)
     if same:
         pairs = pairs[~np.isin(pairs, np.fromiter(same, dtype=np.int64))]

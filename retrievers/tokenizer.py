@@ -78,8 +78,9 @@ def tokenize(text: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
     """Tokens of a node text or a query, in order, duplicates kept.
 
     Example:
-        >>> tokenize("StaticShiftAgent uses estimate_ss_ama")
-        ['staticshiftagent', 'static', 'shift', 'agent', 'uses', 'estimate_ss_ama', 'estimate', 'ss', 'ama']
+        >>> tokenize("StaticShiftAgent uses estimate_ss_ama")  # doctest: +NORMALIZE_WHITESPACE
+        ['staticshiftagent', 'static', 'shift', 'agent', 'uses',
+         'estimate_ss_ama', 'estimate', 'ss', 'ama']
     """
     out: list[str] = []
     for match in _WORD.finditer(text):

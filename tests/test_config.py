@@ -98,7 +98,7 @@ def test_config_errors_name_key_and_file(tmp_path: Path, toml: str, key: str) ->
 
 def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
     _write(tmp_path, "codecite.toml", "roots = [")
-    with pytest.raises(ConfigError, match="codecite.toml' is not valid TOML"):
+    with pytest.raises(ConfigError, match=r"codecite\.toml' is not valid TOML"):
         load_config(tmp_path)
 
 

@@ -5,10 +5,9 @@ Copied into a temporary folder so builds never write into site-packages.
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
-
-import importlib
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("llama_index", "openai", "pydantic")  # installed with codecite's dependencies

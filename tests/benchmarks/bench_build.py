@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _corpus import make_corpus  # noqa: E402
+from _corpus import make_corpus
 
 CHILD = """
 import json, os, sys, time
@@ -38,7 +38,8 @@ def build(root: Path, mode: str) -> dict:
     out = subprocess.run([sys.executable, "-c", CHILD, str(root), mode], capture_output=True,
                          text=True, check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    result["peak_mib"] = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    result["peak_mib"] = max(before, after) / 1024
     return result
 
 
@@ -51,7 +52,8 @@ def main() -> None:
         target.write_text(target.read_text() + "\n\ndef bench_added():\n    '''Added.'''\n")
         onefile = build(root, "incremental")
         rows = [("full build", full), ("no-change build", nochange), ("one-file change", onefile)]
-        print(f"corpus: installed llama_index, openai, pydantic + docs, {full['files']} files, {full['nodes']} nodes")
+        print(f"corpus: installed llama_index, openai, pydantic + docs, {full['files']} files, "
+              f"{full['nodes']} nodes")
         print(f"{'stage':<18}{'seconds':>10}{'ratio':>9}{'reparsed':>10}{'peak MiB':>10}")
         for name, r in rows:
             print(f"{name:<18}{r['seconds']:>10.3f}{r['seconds'] / full['seconds']:>9.1%}"

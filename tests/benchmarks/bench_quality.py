@@ -58,8 +58,9 @@ def bench(name: str, corpus: Path, suite: Path) -> None:
         index = codecite.load(corpus, index_dir=index_dir, check_stale=False)
         suites = load_suites([suite])
         print(f"\n{name}: {report.nodes} nodes from {report.files} files")
-        print(f"{'system':<24}" + "".join(f"{c.replace('symbol_', 's').replace('source_', 'src'):>9}"
-                                          for c in COLUMNS) + f"{'para@5':>9}{'clar P':>9}{'clar R':>9}")
+        heads = [c.replace("symbol_", "s").replace("source_", "src") for c in COLUMNS]
+        heads += ["para@5", "clar P", "clar R"]
+        print(f"{'system':<24}" + "".join(f"{h:>9}" for h in heads))
         base = run_eval(index, suites, k=10, baseline=True)
         print(_row("stock LlamaIndex BM25", base, "baseline"))
         for label, overrides in STAGES:

@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _corpus import make_corpus  # noqa: E402
+from _corpus import make_corpus
 
-import codecite  # noqa: E402
+import codecite
 
 N_QUERIES = 150
 

@@ -120,7 +120,8 @@ def test_namespace_records_imports_all_and_definitions() -> None:
 
 
 def test_syntax_errors_keep_the_other_symbols() -> None:
-    broken = "def ok():\n    '''Fine.'''\n\ndef bad(:\n    pass\n\nclass After:\n    def go(self):\n        pass\n"
+    broken = ("def ok():\n    '''Fine.'''\n\ndef bad(:\n    pass\n\n"
+              "class After:\n    def go(self):\n        pass\n")
     result = parse_python_source(broken, "pkg/b.py", "pkg.b")
     assert result.partial and result.error_lines
     assert {"pkg.b.ok", "pkg.b.After", "pkg.b.After.go"} <= set(_by_symbol(result))

@@ -56,7 +56,8 @@ def test_ingestion_pipeline_output_feeds_the_retriever() -> None:
     source = Path(__file__).parents[1] / "fixtures" / "sample_repo" / "geokit" / "phase.py"
     doc = Document(text=source.read_text(), metadata={"source_path": "geokit/phase.py"})
     nodes = IngestionPipeline(transformations=[PythonNodeParser()]).run(documents=[doc])
-    assert {n.metadata["symbol"] for n in nodes} >= {"geokit.phase.skew", "geokit.phase.strike_angle"}
+    symbols = {n.metadata["symbol"] for n in nodes}
+    assert symbols >= {"geokit.phase.skew", "geokit.phase.strike_angle"}
     retriever = CodeciteRetriever.from_nodes(nodes, similarity_top_k=2)
     assert retriever.retrieve("skew angle")[0].node.metadata["symbol"] == "geokit.phase.skew"
 

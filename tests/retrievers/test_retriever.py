@@ -59,7 +59,8 @@ def test_neutral_settings_rank_exactly_like_plain_bm25s(configured: codecite.Cod
         assert np.allclose([n.score for n in ctx.nodes], plain[order], rtol=1e-5)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(["shift", "phase", "bread", "survey", "galvanic", "zzz",
                                  "vertical offset", "strike", "StaticShiftAgent", "the"]),
                 min_size=1, max_size=5))
