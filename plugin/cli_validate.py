@@ -63,7 +63,7 @@ def cmd_check_recipes(args: argparse.Namespace) -> int:
         for problem in report.problems:
             print(f"  {problem.message}")
         for warning in report.warnings:
-            print(f"  warning: {warning}")
+            print(f"  warning: {getattr(warning, 'message', warning)}")
         failed += not report.ok
     print(f"{len(reports)} recipe(s), {failed} with problems")
     return cli.EXIT_FAIL if failed else cli.EXIT_OK

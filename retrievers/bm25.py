@@ -32,6 +32,7 @@ from .tokenizer import Mentions, identifier_mentions, is_compound, query_tokens
 logger = logging.getLogger(__name__)
 
 DEFAULT_TOP_K = 10
+PAGE_KINDS = ("doc_section", "recipe")  # sections of one page count against its cap
 MAX_TOP_K = 1000
 
 
@@ -62,7 +63,7 @@ class _NodeArrays:
                 if is_compound(leaf):
                     self.compound.add(leaf.lower())
         self.paths = [m.get("source_path") or "" for m in metas]
-        self.doc_files = [p if k == "doc_section" else None
+        self.doc_files = [p if k in PAGE_KINDS else None
                           for p, k in zip(self.paths, self.kinds, strict=True)]
 
     def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
@@ -256,8 +257,8 @@ def rank_order(scores: np.ndarray, k: int, max_per_file: int,
     """Indexes of the top ``k`` positive scores; ties broken by ``tiebreak`` (higher
     first, e.g. a propagated symbol's own score), then by node order.
 
-    At most ``max_per_file`` sections of one doc file are kept (0 = no limit), so
-    one long page cannot crowd out the symbol it documents.
+    At most ``max_per_file`` sections of one doc or recipe file are kept (0 = no
+    limit), so one long page cannot crowd out the symbol it documents.
     """
     positive = np.flatnonzero(scores > 0)
     if positive.size == 0:

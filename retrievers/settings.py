@@ -35,7 +35,7 @@ class ScoringSettings:
     mined_expansion: bool = True
     public_api_factor: float = 1.03
     low_value_doc_factor: float = 0.5
-    max_sections_per_file: int = 3
+    max_sections_per_file: int = 2
     doc_factor: float = 1.0
 
     def zero_config_factor(self, meta: Mapping[str, Any]) -> float:

@@ -19,8 +19,8 @@ SUITE = "\n".join([
     '"must_not_contain": ["phase_tensor_skew_v2"], "kind": "identifier"}',
 ])
 # Honest gates for the bundled self-suite (measured values and margins: docs/evaluation.md).
-SELF_FAIL_UNDER = ["symbol_hit@10=0.70", "symbol_hit@1=0.50", "symbol_recall@10=0.60",
-                   "mrr@10=0.65", "source_hit@10=0.85", "nonempty_retrieval_rate=0.95",
+SELF_FAIL_UNDER = ["symbol_hit@10=0.65", "symbol_hit@1=0.38", "symbol_recall@10=0.55",
+                   "mrr@10=0.62", "source_hit@10=0.85", "nonempty_retrieval_rate=0.95",
                    "clarification_recall=0.60"]
 SELF_FAIL_OVER = ["guard_violations=0", "test_file_pollution=0"]
 
