@@ -117,6 +117,9 @@ def _decode(line: str, path: Path, line_no: int) -> Any:
     except json.JSONDecodeError as exc:
         raise SuiteError(f"{_where(path, line_no)}: not valid JSON ({exc.msg} at column "
                          f"{exc.colno}); write one JSON object per line") from None
+    except RecursionError:
+        raise SuiteError(f"{_where(path, line_no)}: JSON nested too deeply; write one flat "
+                         "JSON object per line") from None
 
 
 def load_suite(path: str | Path, name: str | None = None) -> Suite:

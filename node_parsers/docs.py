@@ -28,6 +28,8 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.node_parser.interface import NodeParser
 from llama_index.core.schema import BaseNode, TextNode
 
+from codecite.errors import ConfigError  # a ValueError too: bad arguments, never bad text
+
 from .schema import NodeKind, make_node, make_node_id
 
 DEFAULT_MAX_SECTION_CHARS = 4000
@@ -346,7 +348,7 @@ def _section_chunks(lines: Sequence[str], path: tuple[str, ...], head_line: int 
 def _chunks(lines: Sequence[str], heads: Sequence[Heading], first: int, source_path: str,
             max_chars: int) -> list[DocChunk]:
     if max_chars < 1:
-        raise ValueError(f"max_chars must be a positive number of characters, not {max_chars}")
+        raise ConfigError(f"max_chars must be a positive number of characters, not {max_chars}")
     chunks: list[DocChunk] = []
     for path, head_line, lo, hi in _sections(lines, heads, first, _stem(source_path)):
         chunks.extend(_section_chunks(lines, path, head_line, lo, hi, max_chars))
@@ -492,7 +494,7 @@ def parse_doc(text: str, source_path: str,
         return parse_markdown(text, source_path, max_chars)
     if suffix in RST_SUFFIXES:
         return parse_rst(text, source_path, max_chars)
-    raise ValueError(
+    raise ConfigError(
         f"cannot parse '{source_path}' as documentation: suffix {suffix or '(none)'!r} is not "
         f"one of {', '.join(MARKDOWN_SUFFIXES + RST_SUFFIXES)}; rename it or drop it from "
         "the configured doc suffixes")

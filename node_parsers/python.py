@@ -320,6 +320,8 @@ class _ModuleWalker:
         name = _text(left)
         if not self._keep(name) or name.startswith("__"):
             return
+        if right is not None and "getLogger(" in _text(right):
+            return  # `logger = logging.getLogger(__name__)` documents nothing
         doc = ""
         nxt = stmt.next_named_sibling
         if nxt is not None and nxt.type == "expression_statement" and nxt.named_child_count == 1 \

@@ -1,6 +1,11 @@
 """Validation of the raw ``[tool.codecite]`` table: types, paths, nested tables.
 
-Every error names the key, the file and the fix.
+Every error names the key, the file and the fix. Paths from a settings file
+(roots, docs, recipes, registry file, index folder) must stay inside the
+repository: a cloned repository's settings can never make codecite read or
+write elsewhere. Only an index folder passed explicitly (``--index-dir``, the
+``index_dir=`` argument) may lie outside, and no index folder may be the
+repository root or hold what is indexed (a build replaces that folder).
 """
 
 from __future__ import annotations
@@ -8,10 +13,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codecite.config import EmbeddingSettings, RetrievalSettings, WorkflowRule
 from codecite.errors import ConfigError
+
+if TYPE_CHECKING:
+    from codecite.config import CodeciteConfig
 
 EMBEDDING_BACKENDS = ("openai", "local", "none")
 
@@ -35,12 +43,45 @@ def _inside(key: str, paths: tuple[str, ...], source: str, root: Path) -> tuple[
     out = []
     for p in paths:
         norm = PurePosixPath(p.replace("\\", "/"))
-        resolved = (root / norm).resolve()
+        try:
+            resolved = (root / norm).resolve()
+        except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, symlink loop
+            raise _fail(key, source, f"names {p!r}, which is not a usable path ({exc})",
+                        "use a plain relative path") from None
         if norm.is_absolute() or (resolved != root and root not in resolved.parents):
             raise _fail(key, source, f"names '{p}', which is outside the repository root",
                         "use paths relative to the repository root, without '..'")
         out.append(str(norm).strip("/") if str(norm) != "." else ".")
     return tuple(out)
+
+
+def _one_path(key: str, value: Any, source: str, root: Path) -> str:
+    """A single non-empty path inside the repository (``index_dir``, ``registry_file``)."""
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(key, source, f"must be one path, got {value!r}", f'set {key} = "..."')
+    return _inside(key, (value,), source, root)[0]
+
+
+def explicit_index_dir(value: Any) -> str:
+    """An index folder given as an argument or CLI flag: may be absolute, must be a name."""
+    if not isinstance(value, (str, Path)) or not str(value).strip() or "\x00" in str(value):
+        raise ConfigError(f"index_dir argument must be a folder name, got {value!r}; "
+                          "pass --index-dir .codecite")
+    return str(value)
+
+
+def check_index_dir(cfg: CodeciteConfig) -> None:
+    """The index folder is replaced by every build: never the root or what is indexed."""
+    index = cfg.index_path.resolve()
+    source = cfg.source or "keyword arguments"
+    if index == cfg.root or index in cfg.root.parents:
+        raise _fail("index_dir", source, f"names '{cfg.index_dir}', which is the repository "
+                    "root or a folder above it", 'use a folder of its own, e.g. ".codecite"')
+    for name in (*cfg.roots, *cfg.root_docs, *cfg.package_dirs.values()):
+        target = (cfg.root / name).resolve()
+        if target == index or index in target.parents:
+            raise _fail("index_dir", source, f"names '{cfg.index_dir}', which holds the "
+                        f"indexed '{name}'", 'use a folder of its own, e.g. ".codecite"')
 
 
 def _bool(key: str, value: Any, source: str) -> bool:
@@ -160,7 +201,7 @@ def _validators(root: Path) -> dict[str, Callable[[Any, str], Any]]:
         "exclude": lambda v, s: _str_list("exclude", v, s),
         "recipes": paths("recipes"),
         "include_private": lambda v, s: _bool("include_private", v, s),
-        "index_dir": lambda v, s: _str_list("index_dir", v, s)[0],
+        "index_dir": lambda v, s: _one_path("index_dir", v, s, root),
         "confidence_floor": lambda v, s: _number("confidence_floor", v, s),
         "max_file_bytes": lambda v, s: _positive_int("max_file_bytes", v, s),
         "max_section_chars": lambda v, s: _positive_int("max_section_chars", v, s),
@@ -169,7 +210,7 @@ def _validators(root: Path) -> dict[str, Callable[[Any, str], Any]]:
         "expansions": lambda v, s: _phrase_map("expansions", v, s),
         "intents": lambda v, s: _phrase_map("intents", v, s),
         "registry": _registry,
-        "registry_file": lambda v, s: paths("registry_file")(v, s)[0],
+        "registry_file": lambda v, s: _one_path("registry_file", v, s, root),
         "embedding": lambda v, s: _dataclass_table("embedding", EmbeddingSettings, v, s),
         "retrieval": lambda v, s: _dataclass_table("retrieval", RetrievalSettings, v, s),
     }

@@ -18,7 +18,7 @@ from typing import Any
 from codecite import __version__
 from codecite.config import CodeciteConfig, load_config
 from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
-from codecite.errors import CodeciteError
+from codecite.errors import CodeciteError, ConfigError
 from codecite.node_parsers.docs import parse_doc
 from codecite.node_parsers.python import module_name_for, parse_python_source
 from codecite.node_parsers.recipes import parse_recipe
@@ -33,8 +33,10 @@ from codecite.store import (
     read_jsonl,
     read_token_lines,
     read_manifest,
+    recover_index,
     staging_dir,
     swap_in,
+    verify_files,
     write_json,
     write_jsonl,
     write_token_lines,
@@ -44,7 +46,7 @@ from codecite.symbols import SymbolTable
 logger = logging.getLogger(__name__)
 # Bumped whenever parsing or tagging changes what a file yields, so that an
 # incremental build never reuses nodes made by older rules.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 Progress = Callable[[str, int, int], None]
 
 
@@ -85,9 +87,24 @@ def _decode(file: CorpusFile, warnings: list[str]) -> str:
 
 
 def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
-    """Parse one corpus file into node records (id, text, metadata) and tokens."""
+    """Parse one corpus file into node records (id, text, metadata) and tokens.
+
+    A parser failure on one file (a bug, or input beyond what a parser can take)
+    becomes a warning and no nodes for that file; it never stops the build.
+    """
+    try:
+        return _parse_file(file, cfg)
+    except Exception as exc:  # isolate one file's failure from the rest of the corpus
+        logger.warning("%s: parser failed (%s)", file.rel, type(exc).__name__, exc_info=True)
+        return FileResult(file.rel, file.digest, warnings=[
+            f"{file.rel}: could not be parsed ({type(exc).__name__}); indexed without nodes"])
+
+
+def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
     result = FileResult(file.rel, file.digest)
     text = _decode(file, result.warnings)
+    if not text.strip() and not file.rel.endswith(("__init__.py", "__init__.pyi")):
+        result.warnings.append(f"{file.rel}: empty file; nothing to index")
     if file.role is FileRole.PYTHON:
         module = module_name_for(file.rel, cfg.package_dirs)
         parsed = parse_python_source(text.encode("utf-8"), file.rel, module,
@@ -98,6 +115,7 @@ def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
             result.warnings.append(f"{file.rel}: syntax errors near line(s) "
                                    f"{', '.join(map(str, parsed.error_lines[:5]))}; "
                                    "partially parsed")
+        result.warnings += [f"{file.rel}: {w}" for w in parsed.warnings]
     elif file.role is FileRole.RECIPE:
         nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
     else:
@@ -151,6 +169,7 @@ def _previous(cfg: CodeciteConfig,
               manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, FileResult]] | None:
     """The previous index's per-file results, to reuse unchanged files."""
     try:
+        verify_files(cfg.index_path, manifest, only=(NODES, TOKENS, SYMBOLS))
         records = read_jsonl(cfg.index_path / NODES)
         tokens = read_token_lines(cfg.index_path / TOKENS)
         symbols = SymbolTable.load(cfg.index_path / SYMBOLS)
@@ -188,6 +207,7 @@ def build_index(root: str | Path = ".", *, full: bool = False, config_file: str 
     started = time.perf_counter()
     cfg = cfg or load_config(root, config_file, index_dir=index_dir)
     with build_lock(cfg.index_path, wait=wait):
+        recover_index(cfg.index_path, clean=True)
         corpus = walk_corpus(cfg)
         old_manifest = None if full else _reusable_manifest(cfg)
         if old_manifest is not None and old_manifest.get("fingerprint") == corpus.fingerprint \
@@ -222,6 +242,11 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult], embed
 
     records = [r for fr in results for r in fr.records]
     tokens = [t for fr in results for t in fr.tokens]
+    if not any(tokens):  # bm25 cannot index an empty vocabulary
+        raise ConfigError(f"nothing to index in '{cfg.root}': {len(corpus.files)} files under "
+                          f"roots {', '.join(cfg.roots) or '(none)'} yield no searchable text "
+                          f"({len(corpus.skipped)} skipped); check roots, suffixes and exclude "
+                          "in [tool.codecite]")
     table = SymbolTable.from_parts([fr.namespace for fr in results if fr.namespace],
                                    (r["metadata"] for r in records))
     annotate_public(records, table)

@@ -64,7 +64,7 @@ class RetrievalSettings:
     mined_expansion: bool = True
     public_api_factor: float = 1.03
     low_value_doc_factor: float = 0.5
-    max_sections_per_file: int = 3
+    max_sections_per_file: int = 2
 
 
 @dataclass(frozen=True)
@@ -224,10 +224,17 @@ def load_config(root: str | Path = ".", config_file: str | Path | None = None,
         raise ConfigError(f"repository root '{root}' is not a folder; pass an existing path")
     raw, source = find_settings(root_path, Path(config_file) if config_file else None)
     raw = dict(raw)
+    index_dir = overrides.pop("index_dir", None)  # explicit: may lie outside the repository
     raw.update({k: v for k, v in overrides.items() if v is not None})
-    from codecite._config_schema import validate_settings  # local: keeps this module short
+    from codecite._config_schema import (  # local: keeps this module short
+        check_index_dir,
+        explicit_index_dir,
+        validate_settings,
+    )
 
     values = validate_settings(raw, source or "keyword arguments", root_path)
+    if index_dir is not None:
+        values["index_dir"] = explicit_index_dir(index_dir)
     if "package_dirs" not in values:
         detected = detect_packages(root_path)
         if "packages" in values:
@@ -238,7 +245,9 @@ def load_config(root: str | Path = ".", config_file: str | Path | None = None,
     values.setdefault("root_docs", _default_root_docs(root_path))
     values.setdefault("recipes", tuple(d for d in DEFAULT_RECIPE_DIRS
                                        if d in values["roots"] and (root_path / d).is_dir()))
-    return CodeciteConfig(root=root_path, source=source, **values)
+    cfg = CodeciteConfig(root=root_path, source=source, **values)
+    check_index_dir(cfg)
+    return cfg
 
 
 def _select_packages(root: Path, detected: dict[str, str],

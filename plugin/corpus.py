@@ -2,6 +2,10 @@
 
 Fingerprint (DESIGN.md) = SHA-256 over the sorted indexable files of
 ``relpath ":" sha256(bytes)``, content-based, never mtime.
+
+Whatever a file holds, the walk never fails on it: each file is indexed or
+skipped with a reason (``SkipReason``), and the reason is reported by
+``codecite build`` and ``codecite stats``.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class SkipReason(str, Enum):
     LINK_OUTSIDE = "symlink outside the repository"
     LINK_LOOP = "symlink loop"
     MISSING_ROOT = "configured root does not exist"
+    BAD_NAME = "file name is not valid UTF-8"
 
     def __str__(self) -> str:
         return self.value
@@ -88,6 +93,11 @@ def fingerprint_of(digests: dict[str, str]) -> str:
     return h.hexdigest()
 
 
+def printable_name(rel: str) -> str:
+    """``rel`` with undecodable file-name bytes (surrogate escapes) shown as U+FFFD."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _is_test_file(name: str) -> bool:
     return (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py") \
         or name == "conftest.py"
@@ -113,7 +123,7 @@ class _Walker:
         self._seen: set[str] = set()
 
     def skip(self, rel: str, reason: SkipReason) -> None:
-        self.corpus.skipped.append(SkippedFile(rel, reason))
+        self.corpus.skipped.append(SkippedFile(printable_name(rel), reason))
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -183,6 +193,9 @@ class _Walker:
         if rel in self._seen:
             return
         self._seen.add(rel)
+        if printable_name(rel) != rel:
+            self.skip(rel, SkipReason.BAD_NAME)
+            return
         reason = self._file_reason(rel, path)
         if reason is not None:
             if reason is not SkipReason.SUFFIX:

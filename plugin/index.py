@@ -2,6 +2,11 @@
 
 ``codecite.load(path)`` is the notebook entry point; every CLI command is a
 call on this object too.
+
+Loading trusts nothing on disk: every file is size-checked and matched with its
+checksum in the manifest, every parse failure becomes ``IndexIntegrityError``
+naming the file, and the manifest is read again at the end so that a load that
+raced a build's swap is retried rather than returning a mix of two indexes.
 """
 
 from __future__ import annotations
@@ -26,17 +31,22 @@ from codecite.retrievers.persist import load_parts, node_from_record
 from codecite.retrievers.results import RetrievedContext
 from codecite.store import (
     FEEDBACK,
+    MANIFEST,
     NODES,
     SYMBOLS,
+    build_running,
     read_json,
     read_jsonl,
     read_manifest,
+    recover_index,
     verify_files,
 )
 from codecite.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
 KINDS = ("python_symbol", "python_method", "module_doc", "doc_section", "recipe")
+# What a damaged but checksum-consistent file can raise while being turned into objects.
+_DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 
 
 class CodeciteIndex:
@@ -65,13 +75,16 @@ class CodeciteIndex:
              check_stale: bool = True) -> CodeciteIndex:
         cfg = load_config(path, config_file, index_dir=index_dir)
         for attempt in range(3):
+            before = _manifest_stamp(cfg.index_path)
             try:
                 index = cls._read(cfg)
                 break
             except IndexIntegrityError:
-                if attempt == 2:
+                racing = build_running(cfg.index_path) or \
+                    _manifest_stamp(cfg.index_path) != before
+                if attempt == 2 or not racing:  # damage, not a build swapping the index in
                     raise
-                time.sleep(0.2)  # a build may be swapping the index in right now
+                time.sleep(0.2)
         if check_stale:
             index._warn_if_stale(strict)
         return index
@@ -79,30 +92,37 @@ class CodeciteIndex:
     @classmethod
     def _read(cls, cfg: CodeciteConfig) -> CodeciteIndex:
         index_dir = cfg.index_path
-        if not index_dir.exists():
+        if not index_dir.exists() and not _put_back(index_dir):
             raise IndexNotFoundError(f"no index at '{index_dir}'; run `codecite build` in "
                                      f"'{cfg.root}' first")
         manifest = read_manifest(index_dir)
         verify_files(index_dir, manifest)
         records = read_jsonl(index_dir / NODES)
-        if len(records) != manifest.get("node_count"):
+        if len(records) != manifest["node_count"]:
             raise IndexIntegrityError(f"index file '{index_dir / NODES}' has {len(records)} "
-                                      f"nodes, the manifest says {manifest.get('node_count')}; "
+                                      f"nodes, the manifest says {manifest['node_count']}; "
                                       "run `codecite build --full`")
-        nodes = [node_from_record(r) for r in records]
-        bm25 = load_bm25(index_dir)
-        if int(bm25.scores["num_docs"]) != len(nodes):
+        nodes = _decoded(index_dir / NODES, lambda: [node_from_record(r) for r in records])
+        bm25 = _decoded(index_dir / BM25_DIR, lambda: load_bm25(index_dir))
+        if _decoded(index_dir / BM25_DIR, lambda: int(bm25.scores["num_docs"])) != len(nodes):
             raise IndexIntegrityError(f"lexical index '{index_dir / BM25_DIR}' does not match "
                                       "nodes.jsonl; run `codecite build --full`")
-        return cls(cfg, manifest, nodes, bm25, None, load_parts(index_dir, nodes))
+        _check_feedback(index_dir / FEEDBACK)
+        parts = _decoded(index_dir, lambda: load_parts(index_dir, nodes))
+        if _manifest_now(index_dir) != manifest:
+            raise IndexIntegrityError(f"index at '{index_dir}' was replaced while it was being "
+                                      "read (a build finished); load it again")
+        return cls(cfg, manifest, nodes, bm25, None, parts)
 
     @property
     def symbol_table(self) -> SymbolTable:
         """The package namespace as parsed (loaded on first use: queries do not need it)."""
         if self._symbol_table is None:
-            modules = read_json(self.config.index_path / SYMBOLS).get("modules", {})
-            self._symbol_table = SymbolTable.from_parts(modules.values(),
-                                                        (n.metadata for n in self.nodes))
+            path = self.config.index_path / SYMBOLS
+            verify_files(self.config.index_path, self.manifest, only=(SYMBOLS,))
+            modules = _decoded(path, lambda: dict(read_json(path)["modules"]))
+            self._symbol_table = _decoded(path, lambda: SymbolTable.from_parts(
+                modules.values(), (n.metadata for n in self.nodes)))
         return self._symbol_table
 
     # -- freshness --------------------------------------------------------------------
@@ -125,6 +145,21 @@ class CodeciteIndex:
         logger.warning(message)
 
     # -- retrieval ----------------------------------------------------------------------
+    def _check_filters(self, workflow: Any, path: Any) -> None:
+        """A filter no node can pass is a mistake (a typo), not an empty answer."""
+        if workflow is not None:
+            known = sorted({str(n.metadata["workflow"]) for n in self.nodes
+                            if n.metadata.get("workflow")})
+            if workflow not in known:
+                raise QueryError(f"no indexed node has workflow {workflow!r}; workflows in "
+                                 f"this index: {', '.join(known) or 'none'}")
+        if path is not None:
+            prefix = path.strip("/") if isinstance(path, str) else None
+            if not prefix or not any(p == prefix or p.startswith(prefix + "/") for p in
+                                     (n.metadata["source_path"] for n in self.nodes)):
+                raise QueryError(f"no indexed file is under path {path!r}; give a "
+                                 "repository-relative folder or file, e.g. 'docs'")
+
     def retriever(self, similarity_top_k: int = 10, *, kind: str | list[str] | None = None,
                   workflow: str | None = None, path: str | None = None,
                   filters: MetadataFilters | None = None, dense: bool = False,
@@ -137,6 +172,7 @@ class CodeciteIndex:
         if isinstance(similarity_top_k, bool) or not isinstance(similarity_top_k, int) \
                 or similarity_top_k <= 0:
             raise QueryError(f"k must be a positive integer, got {similarity_top_k!r}")
+        self._check_filters(workflow, path)
         parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
         dense_options = {k: kwargs.pop(k) for k in ("embed_model", "vector_store", "symbol_gate")
                          if k in kwargs}  # codecite.dense.hybrid_retriever options
@@ -188,7 +224,7 @@ class CodeciteIndex:
         from codecite.retrievers.boosts import feedback_factor
 
         path = self.config.index_path / FEEDBACK
-        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        data = read_json(path) if path.is_file() else {}
         entry = data.setdefault(symbol, {"votes": 0, "up": 0, "down": 0, "queries": []})
         entry["votes"] += 1 if up else -1
         entry["up" if up else "down"] += 1
@@ -235,9 +271,81 @@ class CodeciteIndex:
 
         return CodeciteQueryEngine(index=self, **kwargs)
 
-    def ask(self, query: str, llm: Any = None, session: Any = None, **kwargs: Any) -> Any:
-        """Answer ``query`` with citations, or ask for clarification (a LlamaIndex Response)."""
+    def ask(self, query: str, llm: Any = None, session: Any = None, k: int | None = None,
+            **kwargs: Any) -> Any:
+        """Answer ``query`` with citations, or ask for clarification (a LlamaIndex Response).
+
+        ``k`` is the number of evidence nodes retrieved (the engine's ``similarity_top_k``).
+        """
+        from codecite.engine import CodeciteQueryEngine
+
+        if not isinstance(query, str) or not query.strip():
+            raise QueryError("the question is empty; ask a question or name a symbol")
+        if k is not None:
+            self.retriever(k)  # raises QueryError for a bad k
+            kwargs["similarity_top_k"] = k
+        unknown = sorted(set(kwargs) - set(CodeciteQueryEngine.model_fields))
+        if unknown:
+            raise QueryError(f"ask() takes no argument {unknown[0]!r}; filters (kind, workflow, "
+                             "path) belong to index.query()")
         return self.as_query_engine(llm=llm, session=session, **kwargs).query(query)
+
+
+def _decoded(path: Path, make: Any) -> Any:
+    """``make()``, with any decoding failure reported as damage to ``path``."""
+    try:
+        return make()
+    except FileNotFoundError as exc:
+        raise IndexIntegrityError(f"index file '{exc.filename or path}' is missing; "
+                                  "run `codecite build --full`") from exc
+    except (OSError, *_DECODE_ERRORS) as exc:
+        raise IndexIntegrityError(f"index file '{path}' cannot be read ({type(exc).__name__}: "
+                                  f"{str(exc)[:200]}); run `codecite build --full`") from exc
+
+
+def _check_feedback(path: Path) -> None:
+    """``feedback.json`` is kept across builds, so its fix is removing it, not rebuilding."""
+    if not path.exists():
+        return
+    try:
+        data = read_json(path)
+    except IndexIntegrityError as exc:
+        data = exc
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise IndexIntegrityError(f"'{path}' is damaged or not a feedback table; remove it "
+                                  "(its votes are lost) or restore it from a backup")
+
+
+def _manifest_stamp(index_dir: Path) -> tuple[int, int, int] | None:
+    """Identity of the manifest file now: a swapped-in index has another one."""
+    try:
+        st = (index_dir / MANIFEST).stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _manifest_now(index_dir: Path) -> Any:
+    try:
+        return read_manifest(index_dir)
+    except IndexNotFoundError as exc:
+        raise IndexIntegrityError(f"index at '{index_dir}' was replaced while it was being "
+                                  "read; load it again") from exc
+
+
+def _put_back(index_dir: Path) -> bool:
+    """True when the index is there after all: put back after a build killed mid-swap.
+
+    A running build between its two renames is not touched: the load is retried.
+    """
+    if build_running(index_dir):
+        if index_dir.exists():
+            return True
+        if any(index_dir.parent.glob(f"{index_dir.name}.old-*")):
+            raise IndexIntegrityError(f"index at '{index_dir}' is being replaced by a running "
+                                      "build; load it again")
+        return False
+    return recover_index(index_dir) or index_dir.exists()
 
 
 def load(path: str | Path = ".", **kwargs: Any) -> CodeciteIndex:

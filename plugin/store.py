@@ -13,7 +13,12 @@ Layout of ``.codecite/`` (no pickle anywhere)::
 
 A build writes a sibling temporary folder and swaps it in with two renames; the
 manifest records a SHA-256 of every other file, so a reader that raced a swap
-or met a damaged file notices and says which file and what to run.
+or met a damaged file notices and says which file and what to run. A build
+killed between the two renames leaves the previous index under a retired name;
+``recover_index`` puts it back (the next build or load does it).
+
+Every index file is size-checked before it is hashed or parsed (``MAX_BYTES``),
+so a hand-edited or planted file cannot make a load parse gigabytes of JSON.
 """
 
 from __future__ import annotations
@@ -43,7 +48,25 @@ TOKENS = "tokens.txt"
 SYMBOLS = "symbols.json"
 FEEDBACK = "feedback.json"
 MAX_JSON_BYTES = 512 * 1024 * 1024
+MAX_BULK_BYTES = 4 * 1024 * 1024 * 1024  # nodes.jsonl, tokens.txt, arrays
 REBUILD_FIX = "run `codecite build --full`"
+INDEX_MARKERS = (MANIFEST, NODES)  # a folder with neither is not a codecite index
+
+
+def max_bytes(path: Path) -> int:
+    """The size limit of an index file: JSON tables are parsed whole, so smaller."""
+    return MAX_JSON_BYTES if path.suffix == ".json" else MAX_BULK_BYTES
+
+
+def check_size(path: Path) -> None:
+    """Raise ``IndexIntegrityError`` when ``path`` is missing or over its size limit."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError as exc:
+        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
+    if size > max_bytes(path):
+        raise IndexIntegrityError(f"index file '{path}' is {size} bytes, over the limit of "
+                                  f"{max_bytes(path)}; {REBUILD_FIX}")
 
 
 def file_sha256(path: Path) -> str:
@@ -57,16 +80,12 @@ def file_sha256(path: Path) -> str:
 def read_json(path: Path, what: str | None = None) -> Any:
     """Parse a JSON file with a size limit; errors name the file and the fix."""
     name = what or path.name
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError as exc:
-        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
-    if size > MAX_JSON_BYTES:
-        raise IndexIntegrityError(f"index file '{path}' is {size} bytes, over the limit; "
-                                  f"{REBUILD_FIX}")
+    check_size(path)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except FileNotFoundError as exc:
+        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise IndexIntegrityError(f"index file '{path}' ({name}) is not valid JSON ({exc}); "
                                   f"{REBUILD_FIX}") from exc
 
@@ -84,14 +103,13 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
 
 
 def read_jsonl(path: Path) -> list[Any]:
-    if not path.is_file():
-        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}")
+    check_size(path)
     rows = []
-    with path.open("r", encoding="utf-8") as fh:
+    with _open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             try:
                 rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
                 raise IndexIntegrityError(f"index file '{path}' line {lineno} is not valid "
                                           f"JSON (truncated or edited?); {REBUILD_FIX}") from exc
     return rows
@@ -106,10 +124,24 @@ def write_token_lines(path: Path, rows: Iterable[list[str]]) -> None:
 
 
 def read_token_lines(path: Path) -> list[list[str]]:
-    if not path.is_file():
-        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}")
-    with path.open("r", encoding="utf-8") as fh:
-        return [line.split() for line in fh]
+    check_size(path)
+    try:
+        with _open_text(path) as fh:
+            return [line.split() for line in fh]
+    except UnicodeDecodeError as exc:
+        raise IndexIntegrityError(f"index file '{path}' is not UTF-8 text (edited?); "
+                                  f"{REBUILD_FIX}") from exc
+
+
+@contextlib.contextmanager
+def _open_text(path: Path) -> Iterator[Any]:
+    """``path`` opened as UTF-8 text; a file gone since the size check is reported."""
+    try:
+        fh = path.open("r", encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
+    with fh:
+        yield fh
 
 
 # -- manifest -----------------------------------------------------------------------
@@ -134,7 +166,30 @@ def read_manifest(index_dir: Path) -> dict[str, Any]:
     if version < FORMAT_VERSION:
         raise ManifestError(f"index at '{index_dir}' has old format version {version}; "
                             f"{REBUILD_FIX}")
+    _check_manifest_shape(path, manifest)
     return manifest
+
+
+_MANIFEST_SHAPE = {"node_count": int, "checksums": dict, "files": dict, "skipped": list,
+                   "warnings": list, "fingerprint": str}
+
+
+def _check_manifest_shape(path: Path, manifest: dict[str, Any]) -> None:
+    """The fields readers rely on have their types (a hand edit fails here, not later)."""
+    for key, kind in _MANIFEST_SHAPE.items():
+        value = manifest.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ManifestError(f"'{path}' field '{key}' is missing or not a "
+                                f"{kind.__name__} (edited?); {REBUILD_FIX}")
+    checksums = manifest["checksums"]
+    if not all(isinstance(v, str) for v in checksums.values()) or \
+            not all(isinstance(v, dict) for v in manifest["files"].values()):
+        raise ManifestError(f"'{path}' has malformed checksums or files (edited?); "
+                            f"{REBUILD_FIX}")
+    missing = [name for name in (NODES, TOKENS, SYMBOLS) if name not in checksums]
+    if missing:
+        raise ManifestError(f"'{path}' records no checksum for {missing[0]} (edited?); "
+                            f"{REBUILD_FIX}")
 
 
 def checksum_files(index_dir: Path) -> dict[str, str]:
@@ -158,7 +213,12 @@ def verify_files(index_dir: Path, manifest: dict[str, Any],
             continue
         if not path.is_file():
             raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}")
-        if file_sha256(path) != expected[rel]:
+        check_size(path)
+        try:
+            digest = file_sha256(path)
+        except FileNotFoundError as exc:  # removed by a build swapping the index in
+            raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
+        if digest != expected[rel]:
             raise IndexIntegrityError(f"index file '{path}' does not match its checksum in "
                                       f"{MANIFEST} (truncated or edited); {REBUILD_FIX}")
 
@@ -178,7 +238,16 @@ def staging_dir(index_dir: Path) -> Iterator[Path]:
 
 
 def swap_in(staged: Path, index_dir: Path) -> None:
-    """Replace ``index_dir`` by ``staged``; keeps feedback; never leaves a half index."""
+    """Replace ``index_dir`` by ``staged``; keeps feedback; never leaves a half index.
+
+    Refuses to replace a folder that is not a codecite index (a misconfigured
+    ``index_dir`` must never delete the user's files).
+    """
+    if index_dir.is_dir() and any(index_dir.iterdir()) and \
+            not any((index_dir / m).exists() for m in INDEX_MARKERS):
+        raise IndexIntegrityError(f"refusing to replace '{index_dir}': it is not a codecite "
+                                  "index (no manifest.json or nodes.jsonl); choose another "
+                                  "index_dir, or remove that folder yourself")
     old_feedback = index_dir / FEEDBACK
     if old_feedback.is_file() and not (staged / FEEDBACK).exists():
         shutil.copy2(old_feedback, staged / FEEDBACK)
@@ -186,9 +255,49 @@ def swap_in(staged: Path, index_dir: Path) -> None:
     if index_dir.exists():
         retired = index_dir.with_name(f"{index_dir.name}.old-{os.getpid()}-{time.time_ns()}")
         os.replace(index_dir, retired)
-    os.replace(staged, index_dir)
+    try:
+        os.replace(staged, index_dir)
+    except BaseException:  # interrupted between the renames: put the previous index back
+        if retired is not None and not index_dir.exists():
+            os.replace(retired, index_dir)
+        raise
     if retired is not None:
         shutil.rmtree(retired, ignore_errors=True)
+
+
+def _siblings(index_dir: Path, kind: str) -> list[Path]:
+    """Leftovers of builds on ``index_dir``: ``tmp`` (staging) or ``old`` (retired) folders."""
+    return sorted(index_dir.parent.glob(f"{index_dir.name}.{kind}-*"))
+
+
+def recover_index(index_dir: Path, clean: bool = False) -> bool:
+    """Put back the previous index of a build killed between its two renames.
+
+    Call with the build lock held, or when no live build holds it. With
+    ``clean`` (only with the lock held) leftovers of killed builds (staging and
+    retired folders) are removed. Returns True when an index was put back.
+    """
+    if index_dir.exists():
+        if not clean:
+            return False
+        for leftover in _siblings(index_dir, "tmp") + _siblings(index_dir, "old"):
+            shutil.rmtree(leftover, ignore_errors=True)
+        return False
+    retired = [p for p in _siblings(index_dir, "old") if (p / MANIFEST).is_file()]
+    if not retired:
+        return False
+    newest = max(retired, key=lambda p: p.name.rsplit("-", 1)[-1].zfill(24))  # time_ns
+    try:
+        os.replace(newest, index_dir)
+    except OSError:  # another process put it back first
+        return False
+    return True
+
+
+def build_running(index_dir: Path) -> bool:
+    """True while a live process holds the build lock of ``index_dir``."""
+    holder = _lock_holder(lock_path(index_dir))
+    return holder is not None and _pid_alive(holder)
 
 
 # -- the build lock ----------------------------------------------------------------------

@@ -390,9 +390,9 @@ def validate_generated_code(code: str, index: Any = None,
     """
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = getattr(exc, "lineno", None) or 0
-        msg = getattr(exc, "msg", None) or str(exc)
+        msg = getattr(exc, "msg", None) or str(exc) or "nested too deeply to parse"
         finding = Finding(line, "error", "", f"syntax error at line {line}: {msg}")
         return _result(False, [finding], [], [])
     table = _table_of(index)
@@ -400,7 +400,11 @@ def validate_generated_code(code: str, index: Any = None,
     if table is None:
         checker.add(0, "warning", "", "no symbol table given: nothing was checked against "
                     "the package (pass index=)")
-    checker.visit(tree)
+    try:
+        checker.visit(tree)
+    except RecursionError:  # an expression nested deeper than the walk can follow
+        checker.add(0, "warning", "", "code nested too deeply to check completely; "
+                    "only the part before the deep nesting was checked")
     findings, checked, import_checked = checker.findings, list(checker.checked), []
     if import_check:
         findings = _run_import_checks(findings, checked, import_checked)

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import codecite
+
+# Hypothesis budgets: "ci" (the default) keeps the suite fast; "slow" digs deeper:
+#   HYPOTHESIS_PROFILE=slow pytest tests/reliability   (or --hypothesis-profile=slow)
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("slow", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE_REPO = Path(__file__).parent / "fixtures" / "sample_repo"

@@ -1,0 +1,273 @@
+"""Issue 6.1: bad corpus input never breaks a build and never touches other files.
+
+Each case plants one bad file in a copy of the fixture repository, builds, and
+checks three things: the build completes; the file's fate (skipped with its
+reason, or indexed with a warning) is in ``index.stats()`` and in the
+``codecite stats`` text; every other file's node records are byte-for-byte
+those of a build without the bad file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from reliability_support import cli, cli_inproc, copy_sample, records_by_file
+
+import codecite
+from codecite import corpus
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """Node records per file of the untouched fixture repository."""
+    root = copy_sample(tmp_path_factory.mktemp("baseline") / "repo")
+    codecite.build(root)
+    return records_by_file(root)
+
+
+def _nested_classes(depth: int) -> str:
+    body = "".join("    " * i + f"class C{i}:\n" for i in range(depth))
+    return body + "    " * depth + "pass\n"
+
+
+def _nested_ifs(depth: int) -> str:
+    body = "".join("    " * i + f"if flag{i}:\n" for i in range(depth))
+    return body + "    " * depth + "def deep_function():\n" + "    " * (depth + 1) + "pass\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad file: how to plant it, and the fate codecite must report."""
+
+    rel: str
+    plant: Callable[[Path], None]
+    skipped: str | None = None        # the skip reason, or None when indexed
+    warning: str | None = None        # a warning text, or None
+    symbols: tuple[str, ...] = ()     # symbols that must still be indexed from it
+    config: str = ""                  # codecite.toml text, if the case needs one
+
+
+def _write(rel: str, data: bytes | str) -> Callable[[Path], None]:
+    def plant(root: Path) -> None:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return plant
+
+
+def _link(rel: str, target: str | Callable[[Path], Path]) -> Callable[[Path], None]:
+    def plant(root: Path) -> None:
+        dest = target(root) if callable(target) else target
+        os.symlink(dest, root / rel)
+    return plant
+
+
+def _outside(root: Path) -> Path:
+    secret = root.parent / "outside_secret.md"
+    secret.write_text("# Outside\n\nnot part of the repository\n")
+    return secret
+
+
+CASES = {
+    "binary": Case("geokit/logo.py", _write("geokit/logo.py", b"\x89PNG\r\n\x1a\n\x00\x00\x00"
+                                            b"\rIHDR" + bytes(range(256))),
+                   skipped="binary (NUL bytes)"),
+    "nul_bytes": Case("geokit/nul.py", _write("geokit/nul.py", b"def f():\n    pass\x00\n"),
+                      skipped="binary (NUL bytes)"),
+    "huge": Case("docs/huge.md", _write("docs/huge.md", b"# Huge\n\n" + b"x" * (1 << 20)),
+                 skipped="larger than max_file_bytes"),
+    "not_utf8": Case("docs/latin1.md", _write("docs/latin1.md",
+                                              "# Café notes\n\nrésumé\n".encode("latin-1")),
+                     warning="docs/latin1.md: not valid UTF-8, decoded with replacement "
+                             "characters"),
+    "empty_py": Case("geokit/empty.py", _write("geokit/empty.py", b""),
+                     warning="geokit/empty.py: empty file; nothing to index"),
+    "blank_md": Case("docs/blank.md", _write("docs/blank.md", b"\n  \n\t\n"),
+                     warning="docs/blank.md: empty file; nothing to index"),
+    "syntax_error": Case("geokit/bad_syntax.py",
+                         _write("geokit/bad_syntax.py",
+                                "def still_here():\n    '''Fine.'''\n\n\ndef broken(:\n"),
+                         warning="geokit/bad_syntax.py: syntax errors near line(s) 5; "
+                                 "partially parsed",
+                         symbols=("geokit.bad_syntax.still_here",)),
+    "nested_classes": Case("geokit/nested.py", _write("geokit/nested.py", _nested_classes(500)),
+                           warning="geokit/nested.py: classes nested deeper than 100 levels "
+                                   "from line 101 were not indexed",
+                           symbols=("geokit.nested.C0", "geokit.nested.C0.C1.C2")),
+    "nested_ifs": Case("geokit/nested_ifs.py", _write("geokit/nested_ifs.py", _nested_ifs(500)),
+                       symbols=("geokit.nested_ifs.deep_function",)),
+    "deep_list": Case("geokit/deep_list.py",
+                      _write("geokit/deep_list.py", "DEEP = " + "[" * 100_000 + "]" * 100_000
+                             + "\n"),
+                      symbols=("geokit.deep_list.DEEP",)),
+    "long_line": Case("geokit/long_line.py",
+                      _write("geokit/long_line.py", 'BLOB = "' + "a" * 5_000_000 + '"\n'),
+                      symbols=("geokit.long_line.BLOB",), config="max_file_bytes = 8000000\n"),
+    "link_inside": Case("docs/alias.md", _link("docs/alias.md", "usage.md")),
+    "link_outside": Case("docs/outside.md", _link("docs/outside.md", _outside),
+                         skipped="symlink outside the repository"),
+    "link_absolute_etc": Case("docs/passwd.md", _link("docs/passwd.md", "/etc/passwd"),
+                              skipped="symlink outside the repository"),
+    "link_self_loop": Case("docs/loop.md", _link("docs/loop.md", "loop.md"),
+                           skipped="symlink loop"),
+    "link_dir_cycle": Case("docs/cycle", _link("docs/cycle", "."), skipped="symlink loop"),
+    "space_and_unicode": Case("docs/notes été ü.md",
+                              _write("docs/notes été ü.md", "# Ünïcode title\n\nbody\n")),
+    "non_ascii_module": Case("geokit/módulo.py",
+                             _write("geokit/módulo.py", "def función():\n    '''Sí.'''\n"),
+                             symbols=("geokit.módulo.función",)),
+    "undecodable_name": Case("docs/bad\udcffname.md",
+                             _write("docs/bad\udcffname.md", "# Title\n\nbody\n"),
+                             skipped="file name is not valid UTF-8"),
+}
+
+
+def _shown(rel: str) -> str:
+    return corpus.printable_name(rel)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_file_is_reported_and_isolated(name: str, tmp_path: Path,
+                                           baseline: dict[str, list[str]]) -> None:
+    case = CASES[name]
+    root = copy_sample(tmp_path / "repo")
+    case.plant(root)
+    if case.config:
+        (root / "codecite.toml").write_text(case.config)
+    report = codecite.build(root)
+    stats = codecite.load(root).stats()
+    shown = _shown(case.rel) + ("/" if case.rel.endswith("cycle") else "")
+    code, text, _ = cli_inproc("stats", "-C", str(root))
+    assert code == 0
+    if case.skipped:
+        assert shown.rstrip("/") in [p.rstrip("/") for p in stats["skipped"][case.skipped]]
+        assert report.skipped[case.skipped] == stats["skipped"][case.skipped]
+        assert f"skipped ({case.skipped})" in text and shown.rstrip("/") in text
+    if case.warning:
+        assert case.warning in stats["warnings"] and f"warning: {case.warning}" in text
+    else:
+        assert not any(shown in w for w in stats["warnings"])
+    records = records_by_file(root)
+    if case.symbols:
+        indexed = {s for r in records.get(case.rel, []) for s in [_symbol(r)]}
+        assert set(case.symbols) <= indexed
+    others = {p: r for p, r in records.items() if p != case.rel}
+    assert others == baseline
+
+
+def _symbol(record: str) -> str | None:
+    import json
+
+    return json.loads(record)["metadata"].get("symbol")
+
+
+def test_inside_link_is_followed_with_the_link_path(tmp_path: Path) -> None:
+    root = copy_sample(tmp_path / "repo")
+    CASES["link_inside"].plant(root)
+    codecite.build(root)
+    records = records_by_file(root)
+    texts = {r.split('"text": ')[1] for r in records["docs/alias.md"]}
+    assert texts == {r.split('"text": ')[1] for r in records["docs/usage.md"]}
+
+
+def test_max_file_bytes_is_configurable(tmp_path: Path) -> None:
+    root = copy_sample(tmp_path / "repo")
+    (root / "codecite.toml").write_text("max_file_bytes = 2000\n")
+    (root / "docs" / "medium.md").write_text("# Medium\n\n" + "word " * 500)
+    stats = (codecite.build(root), codecite.load(root).stats())[1]
+    assert "docs/medium.md" in stats["skipped"]["larger than max_file_bytes"]
+
+
+def test_unreadable_file_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root reads chmod-000 files, so the permission error is simulated here."""
+    root = copy_sample(tmp_path / "repo")
+    secret = root / "geokit" / "secret.py"
+    secret.write_text("def hidden():\n    pass\n")
+    real_read = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "secret.py":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    report = codecite.build(root)
+    assert report.skipped["unreadable"] == ["geokit/secret.py"]
+    assert "geokit/secret.py" not in records_by_file(root)
+
+
+def test_unreadable_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_sample(tmp_path / "repo")
+    (root / "docs" / "private").mkdir()
+    (root / "docs" / "private" / "notes.md").write_text("# Private\n")
+    real_scandir = os.scandir
+
+    def scandir(path: str | os.PathLike[str]) -> object:
+        if str(path).endswith("private"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(corpus.os, "scandir", scandir)
+    assert codecite.build(root).skipped["unreadable"] == ["docs/private"]
+
+
+# Everything is imported as root first: the interpreter's own files need not be
+# readable by 'nobody', only the repository is read after the drop.
+DROP_PRIVILEGES = """
+import os, sys
+import codecite.builder, codecite.cli, codecite.cli_extra, codecite.index
+from codecite.cli import main
+os.setgid(65534); os.setuid(65534)
+sys.exit(main(["build", sys.argv[1]]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                    reason="needs root to drop to 'nobody'; as a user, chmod 000 works directly")
+def test_unreadable_file_for_real_as_nobody() -> None:
+    """A real permission error: the build runs as uid 65534 on a chmod-000 file."""
+    base = Path(tempfile.mkdtemp(prefix="codecite-nobody-"))
+    try:
+        os.chmod(base, 0o755)
+        root = copy_sample(base / "repo")
+        os.chmod(root, 0o777)
+        (root / "geokit" / "secret.py").write_text("def hidden():\n    pass\n")
+        os.chmod(root / "geokit" / "secret.py", 0o000)
+        env = {**os.environ, "HOME": str(base)}
+        out = subprocess.run([sys.executable, "-c", DROP_PRIVILEGES, str(root)], env=env,
+                             capture_output=True, text=True, timeout=120)
+        if out.returncode != 0 and ("ModuleNotFoundError" in out.stderr
+                                    or "ImportError" in out.stderr):  # the setup, not codecite
+            pytest.skip(f"this environment cannot run codecite as nobody: {out.stderr[-300:]}")
+        assert out.returncode == 0, out.stderr
+        assert "skipped (unreadable): geokit/secret.py" in out.stdout
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_all_bad_files_together_cli_text(tmp_path: Path) -> None:
+    """Every bad file at once, through the real command line."""
+    root = copy_sample(tmp_path / "repo")
+    for name, case in CASES.items():
+        if name not in ("long_line", "huge"):  # keep this one quick
+            case.plant(root)
+    build = cli("build", str(root))
+    assert build.returncode == 0, build.stderr
+    assert "Traceback" not in build.stderr
+    stats = cli("stats", "-C", str(root))
+    assert stats.returncode == 0, stats.stderr
+    for reason in ("binary (NUL bytes)", "symlink outside the repository", "symlink loop",
+                   "file name is not valid UTF-8"):
+        assert f"skipped ({reason})" in stats.stdout
+    assert "    docs/bad\ufffdname.md" in stats.stdout
+    assert "warning: geokit/bad_syntax.py: syntax errors near line(s) 5" in stats.stdout
+    query = cli("query", "Ünïcode title", "-k", "1", "-C", str(root))
+    assert query.returncode == 0 and "docs/notes été ü.md" in query.stdout
