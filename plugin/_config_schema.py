@@ -103,9 +103,20 @@ def _positive_int(key: str, value: Any, source: str) -> int:
     return value
 
 
+ZERO_ALLOWED = frozenset({"max_sections_per_file"})  # 0 means "no limit"
+
+
+def _non_negative_int(key: str, value: Any, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail(key, source, f"must be 0 or a positive integer, got {value!r}",
+                    f"set {key} = 0 for no limit")
+    return value
+
+
 def _table(key: str, value: Any, source: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _fail(key, source, f"must be a table, got {value!r}", f"write it as [tool.codecite.{key}]")
+        raise _fail(key, source, f"must be a table, got {value!r}",
+                    f"write it as [tool.codecite.{key}]")
     return value
 
 
@@ -113,7 +124,8 @@ def _priorities(value: Any, source: str, root: Path) -> dict[str, int]:
     out = {}
     for prefix, prio in _table("priorities", value, source).items():
         if isinstance(prio, bool) or not isinstance(prio, int) or prio < 0:
-            raise _fail(f"priorities.{prefix}", source, f"must be a non-negative integer, got {prio!r}",
+            raise _fail(f"priorities.{prefix}", source,
+                        f"must be a non-negative integer, got {prio!r}",
                         f'write "{prefix}" = 2')
         out[_inside("priorities", (prefix,), source, root)[0]] = prio
     return out
@@ -166,6 +178,8 @@ def _dataclass_table(key: str, cls: type, value: Any, source: str) -> Any:
         default = fields[name].default
         if isinstance(default, bool):
             item = _bool(f"{key}.{name}", item, source)
+        elif isinstance(default, int) and name in ZERO_ALLOWED:
+            item = _non_negative_int(f"{key}.{name}", item, source)
         elif isinstance(default, int):
             item = _positive_int(f"{key}.{name}", item, source)
         elif isinstance(default, float):

@@ -19,7 +19,7 @@ from codecite import __version__
 from codecite.config import CodeciteConfig, load_config
 from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
 from codecite.errors import CodeciteError, ConfigError
-from codecite.node_parsers.docs import parse_doc
+from codecite.node_parsers.docs import parse_doc, parse_markdown
 from codecite.node_parsers.python import module_name_for, parse_python_source
 from codecite.node_parsers.recipes import parse_recipe
 from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
@@ -31,8 +31,8 @@ from codecite.store import (
     build_lock,
     checksum_files,
     read_jsonl,
-    read_token_lines,
     read_manifest,
+    read_token_lines,
     recover_index,
     staging_dir,
     swap_in,
@@ -44,6 +44,7 @@ from codecite.store import (
 from codecite.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
+DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
 # Bumped whenever parsing or tagging changes what a file yields, so that an
 # incremental build never reuses nodes made by older rules.
 PARSER_VERSION = 3
@@ -80,10 +81,10 @@ class BuildReport:
 
 def _decode(file: CorpusFile, warnings: list[str]) -> str:
     try:
-        return file.data.decode("utf-8")
+        return file.content().decode("utf-8")
     except UnicodeDecodeError:
         warnings.append(f"{file.rel}: not valid UTF-8, decoded with replacement characters")
-        return file.data.decode("utf-8", errors="replace")
+        return file.content().decode("utf-8", errors="replace")
 
 
 def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
@@ -119,7 +120,9 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
     elif file.role is FileRole.RECIPE:
         nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
     else:
-        nodes = parse_doc(text, file.rel, max_chars=cfg.max_section_chars)
+        nodes = parse_doc(text, file.rel, max_chars=cfg.max_section_chars) \
+            if file.rel.lower().endswith(DOC_SUFFIXES) \
+            else parse_markdown(text, file.rel, max_chars=cfg.max_section_chars)
     for node in nodes:
         meta = dict(node.metadata)
         tag_node(meta, node.text, cfg)
@@ -208,8 +211,8 @@ def build_index(root: str | Path = ".", *, full: bool = False, config_file: str 
     cfg = cfg or load_config(root, config_file, index_dir=index_dir)
     with build_lock(cfg.index_path, wait=wait):
         recover_index(cfg.index_path, clean=True)
-        corpus = walk_corpus(cfg)
         old_manifest = None if full else _reusable_manifest(cfg)
+        corpus = walk_corpus(cfg, known=old_manifest.get("files") if old_manifest else None)
         if old_manifest is not None and old_manifest.get("fingerprint") == corpus.fingerprint \
                 and embed is None:
             return _report(cfg, corpus, old_manifest, True, 0, started)
@@ -266,6 +269,7 @@ def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
               records: list[dict[str, Any]], derived: dict[str, Any]) -> dict[str, Any]:
     kinds = Counter(r["metadata"]["kind"] for r in records)
     workflows = Counter(r["metadata"].get("workflow") or "none" for r in records)
+    stats = {f.rel: f.stat_entry() for f in corpus.files}
     return {
         "format_version": FORMAT_VERSION,
         "codecite_version": __version__,
@@ -280,6 +284,7 @@ def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
         "counts": {"by_kind": dict(sorted(kinds.items())),
                    "by_workflow": dict(sorted(workflows.items()))},
         "files": {fr.rel: {"digest": fr.digest, "nodes": len(fr.records),
+                           **stats.get(fr.rel, {}),
                            "warnings": fr.warnings} for fr in results},
         "skipped": [{"path": s.rel, "reason": s.reason.value} for s in corpus.skipped],
         "warnings": [w for fr in results for w in fr.warnings],

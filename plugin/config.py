@@ -153,7 +153,8 @@ def find_settings(root: Path, config_file: Path | None = None) -> tuple[dict[str
         return data.get("tool", {}).get("codecite", data), str(config_file)
     own = root / "codecite.toml"
     if own.is_file():
-        return _read_toml(own), str(own)
+        data = _read_toml(own)  # top-level keys, or the same [tool.codecite] table
+        return data.get("tool", {}).get("codecite", data), str(own)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         table = _read_toml(pyproject).get("tool", {}).get("codecite")

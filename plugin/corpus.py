@@ -14,6 +14,7 @@ import fnmatch
 import hashlib
 import logging
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -57,12 +58,45 @@ class FileRole(str, Enum):
     RECIPE = "recipe"
 
 
+RACY_NS = 2_000_000_000
+
+
 @dataclass(frozen=True)
 class CorpusFile:
+    """An indexable file: its bytes (``None`` when trusted unchanged) and digest.
+
+    A walk given the previous build's ``{rel: {digest, size, mtime_ns}}`` does
+    not re-read a file whose size and mtime_ns are unchanged: it reuses the
+    content digest recorded for it (the fingerprint stays content-based; only
+    the re-reading is skipped, as git does for its index).
+    """
+
     rel: str
     role: FileRole
-    data: bytes
+    data: bytes | None
     digest: str
+    size: int = 0
+    mtime_ns: int = 0
+    path: Path | None = None
+
+    def content(self) -> bytes:
+        """The file's bytes, read now if the walk trusted an unchanged stat."""
+        if self.data is not None:
+            return self.data
+        if self.path is None:
+            raise OSError(f"no content or path for '{self.rel}'")
+        return self.path.read_bytes()
+
+    def stat_entry(self) -> dict[str, int]:
+        """Size and mtime to trust next time, or nothing for a "racy" file.
+
+        A file modified within ``RACY_NS`` of the walk could change again with
+        the same size and timestamp (timestamps are coarse); it is re-read next
+        time rather than trusted (git's racy-clean rule).
+        """
+        if self.mtime_ns >= time.time_ns() - RACY_NS:
+            return {}
+        return {"size": self.size, "mtime_ns": self.mtime_ns}
 
 
 @dataclass(frozen=True)
@@ -114,8 +148,9 @@ def _excluded_by_config(rel: str, patterns: tuple[str, ...]) -> bool:
 
 
 class _Walker:
-    def __init__(self, cfg: CodeciteConfig) -> None:
+    def __init__(self, cfg: CodeciteConfig, known: dict[str, dict] | None = None) -> None:
         self.cfg = cfg
+        self.known = known or {}
         self.root = cfg.root
         self.index_dir = cfg.index_path.resolve()
         self.recipe_dirs = tuple(r.strip("/") + "/" for r in cfg.recipes)
@@ -188,7 +223,7 @@ class _Walker:
             return True
         return False
 
-    def consider(self, path: Path) -> None:
+    def consider(self, path: Path, explicit: bool = False) -> None:
         rel = self.rel(path)
         if rel in self._seen:
             return
@@ -197,13 +232,22 @@ class _Walker:
             self.skip(rel, SkipReason.BAD_NAME)
             return
         reason = self._file_reason(rel, path)
+        if explicit and reason is SkipReason.SUFFIX:  # a named root doc such as `README`
+            reason = None
         if reason is not None:
             if reason is not SkipReason.SUFFIX:
                 self.skip(rel, reason)
             return
         try:
-            if path.stat().st_size > self.cfg.max_file_bytes:
+            st = path.stat()
+            if st.st_size > self.cfg.max_file_bytes:
                 self.skip(rel, SkipReason.TOO_LARGE)
+                return
+            known = self.known.get(rel)
+            if known and known.get("size") == st.st_size and \
+                    known.get("mtime_ns") == st.st_mtime_ns and known.get("digest"):
+                self.corpus.files.append(CorpusFile(rel, self._role(rel), None, known["digest"],
+                                                    st.st_size, st.st_mtime_ns, path))
                 return
             data = path.read_bytes()
         except OSError:
@@ -212,8 +256,9 @@ class _Walker:
         if b"\x00" in data:
             self.skip(rel, SkipReason.BINARY)
             return
-        role = self._role(rel)
-        self.corpus.files.append(CorpusFile(rel, role, data, hashlib.sha256(data).hexdigest()))
+        self.corpus.files.append(CorpusFile(rel, self._role(rel), data,
+                                            hashlib.sha256(data).hexdigest(),
+                                            st.st_size, st.st_mtime_ns, path))
 
     def _file_reason(self, rel: str, path: Path) -> SkipReason | None:
         name = path.name
@@ -236,9 +281,13 @@ class _Walker:
         return FileRole.DOC
 
 
-def walk_corpus(cfg: CodeciteConfig) -> Corpus:
-    """Every indexable file under the configured roots and root docs, read once."""
-    walker = _Walker(cfg)
+def walk_corpus(cfg: CodeciteConfig, known: dict[str, dict] | None = None) -> Corpus:
+    """Every indexable file under the configured roots and root docs, read once.
+
+    ``known``: the previous manifest's ``files`` table; files whose size and
+    mtime_ns match it are not re-read (their recorded digest is reused).
+    """
+    walker = _Walker(cfg, known)
     for root in cfg.roots:
         for path in walker.walk_root(root):
             walker.consider(path)
@@ -247,6 +296,6 @@ def walk_corpus(cfg: CodeciteConfig) -> Corpus:
         if path.is_symlink() and not walker.link_target_ok(path):
             continue
         if path.is_file():
-            walker.consider(path)
+            walker.consider(path, explicit=True)
     walker.corpus.files.sort(key=lambda f: f.rel)
     return walker.corpus

@@ -24,7 +24,13 @@ from llama_index.core.vector_stores.types import MetadataFilters
 
 from codecite.config import CodeciteConfig, load_config
 from codecite.corpus import walk_corpus
-from codecite.errors import IndexIntegrityError, IndexNotFoundError, QueryError, StaleIndexError
+from codecite.errors import (
+    IndexIntegrityError,
+    IndexNotFoundError,
+    ManifestError,
+    QueryError,
+    StaleIndexError,
+)
 from codecite.retrievers.bm25 import CodeciteRetriever
 from codecite.retrievers.lexical import BM25_DIR, load_bm25
 from codecite.retrievers.persist import load_parts, node_from_record
@@ -96,6 +102,7 @@ class CodeciteIndex:
             raise IndexNotFoundError(f"no index at '{index_dir}'; run `codecite build` in "
                                      f"'{cfg.root}' first")
         manifest = read_manifest(index_dir)
+        _check_tokenizer(index_dir, manifest)
         verify_files(index_dir, manifest)
         records = read_jsonl(index_dir / NODES)
         if len(records) != manifest["node_count"]:
@@ -127,7 +134,7 @@ class CodeciteIndex:
 
     # -- freshness --------------------------------------------------------------------
     def current_fingerprint(self) -> str:
-        return walk_corpus(self.config).fingerprint
+        return walk_corpus(self.config, known=self.manifest.get("files")).fingerprint
 
     def is_stale(self) -> bool:
         """True when the indexed files changed since the build (content, not mtime)."""
@@ -136,10 +143,15 @@ class CodeciteIndex:
     def _warn_if_stale(self, strict: bool) -> None:
         fresh = self.current_fingerprint()
         built = str(self.manifest.get("fingerprint"))
-        if fresh == built:
+        if fresh != built:
+            message = (f"index at '{self.config.index_path}' was built from other sources "
+                       f"(fingerprint {built[:8]}... != {fresh[:8]}...); run `codecite build`")
+        elif self.manifest.get("config_digest") != self.config.digest():
+            message = (f"index at '{self.config.index_path}' was built with other settings "
+                       f"than {self.config.source or 'the defaults'} now gives; "
+                       "run `codecite build`")
+        else:
             return
-        message = (f"index at '{self.config.index_path}' was built from other sources "
-                   f"(fingerprint {built[:8]}... != {fresh[:8]}...); run `codecite build`")
         if strict:
             raise StaleIndexError(message)
         logger.warning(message)
@@ -346,6 +358,17 @@ def _put_back(index_dir: Path) -> bool:
                                       "build; load it again")
         return False
     return recover_index(index_dir) or index_dir.exists()
+
+
+def _check_tokenizer(index_dir: Path, manifest: dict[str, Any]) -> None:
+    """Queries must be tokenized exactly as the index was (settings persisted at build)."""
+    from codecite.retrievers.tokenizer import TokenizerSettings
+
+    current = TokenizerSettings().to_json()
+    if manifest.get("tokenizer") != current:
+        raise ManifestError(f"index at '{index_dir}' was tokenized with "
+                            f"{manifest.get('tokenizer')}, this codecite tokenizes queries with "
+                            f"{current}; run `codecite build --full`")
 
 
 def load(path: str | Path = ".", **kwargs: Any) -> CodeciteIndex:
