@@ -27,7 +27,7 @@ def python_parser() -> Any:
         return tree_sitter.Parser(language)
     except TypeError:  # pragma: no cover - tree-sitter < 0.22
         parser = tree_sitter.Parser()
-        parser.set_language(language)
+        parser.set_language(language)  # type: ignore[attr-defined]
         return parser
 
 

@@ -476,7 +476,7 @@ def parse_python_source(source: bytes | str, source_path: str, module: str,
     """
     data = source.encode("utf-8") if isinstance(source, str) else source
     tree = parse_python(data)
-    is_package = source_path.endswith("__init__.py") or source_path.endswith("__init__.pyi")
+    is_package = source_path.endswith(("__init__.py", "__init__.pyi"))
     walker = _ModuleWalker(data, source_path, module, include_private, is_package)
     walker.walk(tree.root_node)
     errors = _error_lines(tree.root_node) if tree.root_node.has_error else []

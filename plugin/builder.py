@@ -184,7 +184,7 @@ def _previous(cfg: CodeciteConfig,
     per_file: dict[str, FileResult] = {}
     for rel, info in manifest.get("files", {}).items():
         per_file[rel] = FileResult(rel, info["digest"], warnings=list(info.get("warnings", [])))
-    for rec, toks in zip(records, tokens):
+    for rec, toks in zip(records, tokens, strict=True):
         fr = per_file.get(rec["metadata"]["source_path"])
         if fr is not None:
             fr.records.append(rec)
@@ -197,7 +197,8 @@ def _previous(cfg: CodeciteConfig,
 
 # -- the build ------------------------------------------------------------------------------
 
-def build_index(root: str | Path = ".", *, full: bool = False, config_file: str | Path | None = None,
+def build_index(root: str | Path = ".", *, full: bool = False,
+                config_file: str | Path | None = None,
                 index_dir: str | None = None, wait: bool = False,
                 progress: Progress | None = None, cfg: CodeciteConfig | None = None,
                 embed: Any = None) -> BuildReport:

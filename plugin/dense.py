@@ -218,7 +218,8 @@ def hybrid_retriever(index: Any, lexical: Any, similarity_top_k: int, *,
             than the stored vectors. Everything else degrades to lexical.
     """
     info = index.manifest.get("embedding")
-    common = {"similarity_top_k": similarity_top_k, "symbol_gate": symbol_gate}
+    common: dict[str, Any] = {"similarity_top_k": similarity_top_k,
+                              "symbol_gate": symbol_gate}
     if not info:
         return HybridRetriever(lexical, degraded=NO_VECTORS, **common)
     model, dimension = info.get("model"), info.get("dimension")

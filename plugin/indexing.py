@@ -72,7 +72,7 @@ class RefResolver:
     def __init__(self, table: SymbolTable, symbol_names: Iterable[str]) -> None:
         self.table = table
         self.names = set(symbol_names)
-        self.lower = {}
+        self.lower: dict[str, str] = {}
         self.leaf: dict[str, list[str]] = {}
         for name in sorted(self.names):
             self.lower.setdefault(name.lower(), name)

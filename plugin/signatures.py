@@ -188,7 +188,7 @@ def _own_field_params(fields: Sequence[dict[str, Any]], kw_only: bool,
             continue
         default = f.get("default")
         is_call = default is not None and _FIELD_CALL.match(default)
-        if is_call and _INIT_FALSE.search(default):
+        if is_call and _INIT_FALSE.search(str(default)):
             continue
         has_default = default is not None and (not is_call or _HAS_DEFAULT.search(default))
         name = f["name"].lstrip("_") if is_attrs else f["name"]

@@ -174,7 +174,7 @@ class _Checker(ast.NodeVisitor):
         for child in (*getattr(node, "decorator_list", []), node.args):
             self.visit(child)
         if getattr(node, "returns", None) is not None:
-            self.visit(node.returns)  # type: ignore[union-attr]
+            self.visit(node.returns)  # type: ignore[union-attr, arg-type]
         if not isinstance(node, ast.Lambda):
             self.bind(node.name, OPAQUE)
         args = node.args
@@ -225,7 +225,7 @@ class _Checker(ast.NodeVisitor):
         for stmt in (*node.orelse, *node.finalbody):
             self.visit(stmt)
 
-    visit_TryStar = visit_Try
+    visit_TryStar = visit_Try  # type: ignore[assignment]  # same fields as Try
 
     # -- assignments -----------------------------------------------------------------
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -405,7 +405,8 @@ def validate_generated_code(code: str, index: Any = None,
     except RecursionError:  # an expression nested deeper than the walk can follow
         checker.add(0, "warning", "", "code nested too deeply to check completely; "
                     "only the part before the deep nesting was checked")
-    findings, checked, import_checked = checker.findings, list(checker.checked), []
+    import_checked: list[str] = []
+    findings, checked = checker.findings, list(checker.checked)
     if import_check:
         findings = _run_import_checks(findings, checked, import_checked)
     return _result(True, findings, checked, import_checked)

@@ -171,10 +171,10 @@ class VectorStoreDenseIndex:
                                                    similarity_top_k=top))
         pairs = [(self._node_id(result, i), float(sim))
                  for i, sim in enumerate(result.similarities or [])]
-        pairs = [(n, s) for n, s in pairs if n and (allowed is None or n in allowed)]
-        pairs.sort(key=lambda p: (-p[1], p[0]))
-        best = pairs[0][1] if pairs else None
-        return DenseHits(tuple(p for p in pairs if p[1] >= floor)[:depth], best)
+        kept = [(n, s) for n, s in pairs if n and (allowed is None or n in allowed)]
+        kept.sort(key=lambda p: (-p[1], p[0]))
+        best = kept[0][1] if kept else None
+        return DenseHits(tuple(p for p in kept if p[1] >= floor)[:depth], best)
 
     @staticmethod
     def _node_id(result: Any, i: int) -> str | None:

@@ -48,7 +48,7 @@ class _NodeArrays:
                                                          settings.priority_step)
                                   for m in metas], dtype=np.float32)
         self.recipe = np.where(self.kinds == "recipe", settings.recipe_boost, 1.0)
-        self.feedback = np.array([boosts.feedback_factor(float(feedback.get(m.get("symbol"), 0)),
+        self.feedback = np.array([boosts.feedback_factor(float(feedback.get(m["symbol"], 0)),
                                                          settings.feedback_floor)
                                   if m.get("symbol") in feedback else 1.0 for m in metas],
                                  dtype=np.float32)
