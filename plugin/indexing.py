@@ -19,7 +19,7 @@ from codecite.retrievers.lexical import build_bm25, save_bm25
 from codecite.retrievers.mined import mine_expansion
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import ScoringSettings
-from codecite.retrievers.tokenizer import split_identifier, tokenize
+from codecite.retrievers.tokenizer import split_identifier
 from codecite.symbols import SymbolTable
 
 CODE_KINDS = ("python_symbol", "python_method")
@@ -141,9 +141,8 @@ def mined_table(records: list[dict[str, Any]], tokens: list[list[str]]) -> dict[
         leaf = (meta.get("symbol") or "").rsplit(".", 1)[-1]
         parts = {p.lower() for p in split_identifier(leaf) if len(p) > 1}
         parts.add(leaf.lower())
-        symbol_words = set(tokenize(meta.get("symbol") or ""))
-        words = {t for t in toks if "_" not in t and t not in symbol_words}
-        prose.append(sorted(words)[:MAX_PROSE_WORDS])
+        words = [t for t in dict.fromkeys(toks) if "_" not in t and t not in parts]
+        prose.append(words[:MAX_PROSE_WORDS])  # the first words: name, signature, summary
         idents.append(sorted(parts))
     return mine_expansion(prose, idents)
 

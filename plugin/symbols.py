@@ -120,7 +120,13 @@ class SymbolTable:
         return None
 
     def public_aliases(self) -> dict[str, str]:
-        """Re-exported public names -> defining names (``pkg.f`` -> ``pkg._impl.f``)."""
+        """Re-exported public names -> defining names (``pkg.f`` -> ``pkg._impl.f``).
+
+        Computed once per table (a table is not changed after it is built).
+        """
+        cached = self.__dict__.get("_aliases")
+        if cached is not None:
+            return dict(cached)
         out: dict[str, str] = {}
         for module, ns in self.modules.items():
             for name in ns.get("imports", {}):
@@ -128,4 +134,5 @@ class SymbolTable:
                 target = self.resolve(alias)
                 if target and target != alias and target in self.symbols:
                     out[alias] = target
-        return out
+        self.__dict__["_aliases"] = out
+        return dict(out)
