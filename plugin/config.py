@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from codecite.errors import ConfigError
+from codecite.retrievers.settings import ScoringSettings as _SCORING
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -49,22 +50,27 @@ class WorkflowRule:
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    """The constants of DESIGN.md's retrieval model (defaults are the reference values)."""
+    """``[tool.codecite.retrieval]``: the constants of the retrieval model.
 
-    expansion_weight: float = 0.35
-    priority_step: float = 0.12
-    workflow_boost: float = 1.6
-    recipe_boost: float = 1.25
-    symbol_boost: float = 1.5
-    feedback_floor: float = 0.15
+    Defaults are the scorer's own (``ScoringSettings``), i.e. DESIGN.md's
+    reference values plus the measured zero-config factors (docs/quality.md).
+    """
+
+    expansion_weight: float = _SCORING.expansion_weight
+    priority_step: float = _SCORING.priority_step
+    workflow_boost: float = _SCORING.workflow_boost
+    recipe_boost: float = _SCORING.recipe_boost
+    symbol_boost: float = _SCORING.symbol_boost
+    feedback_floor: float = _SCORING.feedback_floor
     k1: float = 1.5
     b: float = 0.75
-    doc_propagation: bool = True
-    propagation_share: float = 0.9
-    mined_expansion: bool = True
-    public_api_factor: float = 1.03
-    low_value_doc_factor: float = 0.5
-    max_sections_per_file: int = 2
+    doc_propagation: bool = _SCORING.doc_propagation
+    propagation_share: float = _SCORING.propagation_share
+    mined_expansion: bool = _SCORING.mined_expansion
+    public_api_factor: float = _SCORING.public_api_factor
+    low_value_doc_factor: float = _SCORING.low_value_doc_factor
+    max_sections_per_file: int = _SCORING.max_sections_per_file
+    doc_factor: float = _SCORING.doc_factor
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,8 @@ class CodeciteIndex:
             try:
                 index = cls._read(cfg)
                 break
-            except IndexIntegrityError:
+            except (IndexIntegrityError, IndexNotFoundError):
+                # a build swapping the index in leaves it absent or half-read for a moment
                 racing = build_running(cfg.index_path) or \
                     _manifest_stamp(cfg.index_path) != before
                 if attempt == 2 or not racing:  # damage, not a build swapping the index in

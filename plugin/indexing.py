@@ -37,7 +37,7 @@ def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
         doc_propagation=r.doc_propagation, propagation_share=r.propagation_share,
         mined_expansion=r.mined_expansion, public_api_factor=r.public_api_factor,
         low_value_doc_factor=r.low_value_doc_factor,
-        max_sections_per_file=r.max_sections_per_file)
+        max_sections_per_file=r.max_sections_per_file, doc_factor=r.doc_factor)
 
 
 def _private_module(module: str) -> bool:
