@@ -45,9 +45,9 @@ from codecite.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
-# Bumped whenever parsing or tagging changes what a file yields, so that an
-# incremental build never reuses nodes made by older rules.
-PARSER_VERSION = 3
+# Bumped whenever parsing, tagging or the derived tables change what a build yields, so
+# that a build never reuses nodes or tables made by older rules.
+PARSER_VERSION = 4
 Progress = Callable[[str, int, int], None]
 
 

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -112,7 +113,8 @@ def doc_edges(records: list[dict[str, Any]], table: SymbolTable) -> tuple[list[i
         if meta.get("kind") in CODE_KINDS and meta.get("symbol"):
             index_of.setdefault(meta["symbol"], i)
     resolver = RefResolver(table, index_of)
-    sections, symbols = [], []
+    sections: list[int] = []
+    symbols: list[int] = []
     for i, rec in enumerate(records):
         meta = rec["metadata"]
         if meta.get("kind") not in ("doc_section", "recipe", "module_doc"):
@@ -124,7 +126,39 @@ def doc_edges(records: list[dict[str, Any]], table: SymbolTable) -> tuple[list[i
                 seen.add(target)
                 sections.append(i)
                 symbols.append(index_of[target])
+    for alias_node, target_node in alias_edges(records, table, index_of):
+        sections.append(alias_node)
+        symbols.append(target_node)
     return sections, symbols
+
+
+_ALIAS_VALUE = re.compile(r"^(?:(?:functools\.)?partial\(\s*)?([A-Za-z_][\w.]*)\s*[,)]?")
+
+
+def alias_edges(records: list[dict[str, Any]], table: SymbolTable,
+                index_of: dict[str, int]) -> list[tuple[int, int]]:
+    """(alias node, target node) for assignments that rename a symbol.
+
+    ``ib = attr = attrib`` or ``frozen = partial(define, ...)`` make a public
+    name for a symbol defined elsewhere; a query that finds the alias should
+    find what it names.
+    """
+    edges = []
+    for i, rec in enumerate(records):
+        meta = rec["metadata"]
+        if meta.get("symbol_type") != "assignment" or not meta.get("signature"):
+            continue
+        value = str(meta["signature"]).rsplit(" = ", 1)[-1]
+        match = _ALIAS_VALUE.match(value)
+        if match is None:
+            continue
+        module = str(meta.get("module") or meta["symbol"].rsplit(".", 1)[0])
+        for candidate in (f"{module}.{match.group(1)}", match.group(1)):
+            target = table.resolve(candidate)
+            if target in index_of and index_of[target] != i:
+                edges.append((i, index_of[target]))
+                break
+    return edges
 
 
 def mined_table(records: list[dict[str, Any]], tokens: list[list[str]]) -> dict[str, list[str]]:

@@ -1,0 +1,55 @@
+"""Build-time tables: doc references and aliases resolved to symbol nodes."""
+
+from __future__ import annotations
+
+from codecite.indexing import alias_edges, doc_edges
+from codecite.node_parsers.python import parse_python_source
+from codecite.symbols import SymbolTable
+
+IMPL = '''
+def attrib(default=None):
+    """Define an attribute."""
+
+def define(cls=None, *, frozen=False):
+    """Define a class."""
+'''
+INIT = '''
+from functools import partial
+from ._make import attrib, define
+ib = attr = attrib
+frozen = partial(define, frozen=True)
+VERSION = "1.0"
+'''
+
+
+def _records_and_table():
+    parts = [parse_python_source(IMPL, "pkg/_make.py", "pkg._make"),
+             parse_python_source(INIT, "pkg/__init__.py", "pkg")]
+    records = [{"id": n.node_id, "text": n.text, "metadata": n.metadata}
+               for p in parts for n in p.nodes]
+    records.append({"id": "doc", "text": "", "metadata": {
+        "kind": "doc_section", "source_path": "docs/a.md", "refs": ["pkg.ib", "define", "nope"]}})
+    table = SymbolTable.from_parts([p.namespace.to_json() for p in parts],
+                                   [r["metadata"] for r in records])
+    return records, table
+
+
+def _symbol(records, i):
+    return records[i]["metadata"].get("symbol")
+
+
+def test_assignments_that_rename_a_symbol_point_at_it() -> None:
+    records, table = _records_and_table()
+    index_of = {r["metadata"]["symbol"]: i for i, r in enumerate(records)
+                if r["metadata"].get("symbol")}
+    pairs = {(_symbol(records, a), _symbol(records, t))
+             for a, t in alias_edges(records, table, index_of)}
+    assert pairs == {("pkg.ib", "pkg._make.attrib"), ("pkg.frozen", "pkg._make.define")}
+
+
+def test_doc_references_resolve_through_reexports_and_leaf_names() -> None:
+    records, table = _records_and_table()
+    sections, symbols = doc_edges(records, table)
+    from_doc = {_symbol(records, s) for sec, s in zip(sections, symbols, strict=True)
+                if records[sec]["id"] == "doc"}
+    assert from_doc == {"pkg.ib", "pkg._make.define"}
