@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from codecite.errors import ConfigError
+from codecite.retrievers.fusion import DEFAULT_COSINE_FLOOR, DEFAULT_RRF_K
 from codecite.retrievers.settings import ScoringSettings as _SCORING
 
 if sys.version_info >= (3, 11):
@@ -71,6 +72,8 @@ class RetrievalSettings:
     low_value_doc_factor: float = _SCORING.low_value_doc_factor
     max_sections_per_file: int = _SCORING.max_sections_per_file
     doc_factor: float = _SCORING.doc_factor
+    cosine_floor: float = DEFAULT_COSINE_FLOOR
+    rrf_k: int = DEFAULT_RRF_K
 
 
 @dataclass(frozen=True)

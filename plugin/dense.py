@@ -219,7 +219,9 @@ def hybrid_retriever(index: Any, lexical: Any, similarity_top_k: int, *,
     """
     info = index.manifest.get("embedding")
     common: dict[str, Any] = {"similarity_top_k": similarity_top_k,
-                              "symbol_gate": symbol_gate}
+                              "symbol_gate": symbol_gate,
+                              "cosine_floor": index.config.retrieval.cosine_floor,
+                              "rrf_k": index.config.retrieval.rrf_k}
     if not info:
         return HybridRetriever(lexical, degraded=NO_VECTORS, **common)
     model, dimension = info.get("model"), info.get("dimension")

@@ -153,3 +153,19 @@ def test_works_inside_a_stock_query_engine(embedded: Path):
     engine = RetrieverQueryEngine(retriever=retriever, response_synthesizer=synth)
     response = engine.query("phase tensor skew")
     assert 1 <= len(response.source_nodes) <= 3
+
+
+def test_fusion_constants_come_from_the_config(sample_repo: Path):
+    (sample_repo / "codecite.toml").write_text("[retrieval]\ncosine_floor = 0.3\nrrf_k = 10\n")
+    codecite.build(sample_repo, embed=_bow())
+    retriever = codecite.load(sample_repo).retriever(10, dense=True, embed_model=_bow(),
+                                                      symbol_gate=False)
+    assert (retriever.cosine_floor, retriever.rrf_k) == (0.3, 10)
+    ctx = retriever.retrieve_context("static shift correction of the survey")
+    both = [ctx.breakdown[n.node.node_id] for n in ctx.nodes
+            if ctx.breakdown[n.node.node_id].dense_rank is not None
+            and ctx.breakdown[n.node.node_id].lexical_rank is not None]
+    assert both
+    for b in both:
+        assert b.dense_cosine >= 0.3
+        assert b.final == pytest.approx(1 / (10 + b.lexical_rank) + 1 / (10 + b.dense_rank))
