@@ -1,11 +1,17 @@
 """``codecite build``: files -> nodes -> index on disk, incremental and atomic.
 
 Only files whose content digest changed are re-parsed; nodes of deleted files
-are dropped; everything else (nodes, tokens, namespaces, vectors) is reused.
+are dropped; everything else (node lines, term counts, keys, namespaces,
+vectors) is reused without decoding it, and the corpus-wide tables are
+recomputed from arrays (see ``codecite.terms``).
 """
 
 from __future__ import annotations
 
+import bisect
+import contextlib
+import gc
+import json
 import logging
 import time
 from collections import Counter
@@ -15,10 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from codecite import __version__
 from codecite.config import CodeciteConfig, load_config
 from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
-from codecite.errors import CodeciteError, ConfigError
+from codecite.errors import CodeciteError, ConfigError, IndexIntegrityError
 from codecite.node_parsers.docs import parse_doc, parse_markdown
 from codecite.node_parsers.python import module_name_for, parse_python_source
 from codecite.node_parsers.recipes import parse_recipe
@@ -27,40 +35,61 @@ from codecite.store import (
     FORMAT_VERSION,
     NODES,
     SYMBOLS,
-    TOKENS,
     build_lock,
     checksum_files,
-    read_jsonl,
     read_manifest,
-    read_token_lines,
+    read_verified,
     recover_index,
     staging_dir,
     swap_in,
-    verify_files,
+    write_bytes_hashed,
     write_json,
-    write_jsonl,
-    write_token_lines,
 )
 from codecite.symbols import SymbolTable
+from codecite.terms import (
+    CODE_KINDS,
+    REUSE_FILES,
+    Keys,
+    NewRows,
+    NodeTerms,
+    OldRows,
+    assemble,
+    merge_runs,
+    mining_rows,
+    node_keys,
+)
 
 logger = logging.getLogger(__name__)
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules.
-PARSER_VERSION = 4
+PARSER_VERSION = 5
 Progress = Callable[[str, int, int], None]
 
 
 @dataclass
 class FileResult:
-    """What one file contributed: node records, token lists, namespace, warnings."""
+    """What one file contributed: nodes, their keys and terms, namespace, warnings.
+
+    A re-parsed file has ``records`` and ``tokens``; a reused one has its
+    undecoded ``chunk`` of ``nodes.jsonl`` (one line per node) and the
+    ``rows`` of the previous term arrays. Both have ``keys`` (one per node).
+    """
 
     rel: str
     digest: str
     records: list[dict[str, Any]] = field(default_factory=list)
     tokens: list[list[str]] = field(default_factory=list)
     namespace: dict[str, Any] | None = None
+    namespace_line: bytes | None = None
     warnings: list[str] = field(default_factory=list)
+    keys: Keys = field(default_factory=Keys)  # empty for a reused file: see ``rows``
+    chunk: bytes | None = None
+    rows: OldRows | None = None
+
+    @property
+    def count(self) -> int:
+        return self.rows.stop - self.rows.start if self.rows is not None else len(self.keys)
 
 
 @dataclass
@@ -128,6 +157,7 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
         tag_node(meta, node.text, cfg)
         result.records.append({"id": node.node_id, "text": node.text, "metadata": meta})
         result.tokens.append(tokenize(node.text))
+    result.keys = Keys.of(node_keys(r["metadata"]) for r in result.records)
     return result
 
 
@@ -168,31 +198,46 @@ def _reusable_manifest(cfg: CodeciteConfig) -> dict[str, Any] | None:
     return manifest
 
 
-def _previous(cfg: CodeciteConfig,
-              manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, FileResult]] | None:
+@dataclass
+class Previous:
+    """The previous index, undecoded: per-file results, its keys and term arrays."""
+
+    files: dict[str, FileResult]
+    keys: Keys
+    terms: NodeTerms
+
+
+def _previous(cfg: CodeciteConfig, manifest: dict[str, Any]) -> Previous | None:
     """The previous index's per-file results, to reuse unchanged files."""
+    path = cfg.index_path
     try:
-        verify_files(cfg.index_path, manifest, only=(NODES, TOKENS, SYMBOLS))
-        records = read_jsonl(cfg.index_path / NODES)
-        tokens = read_token_lines(cfg.index_path / TOKENS)
-        symbols = SymbolTable.load(cfg.index_path / SYMBOLS)
-    except (CodeciteError, OSError, ValueError) as exc:
+        blobs = {rel: read_verified(path, manifest, rel) for rel in (NODES, SYMBOLS, *REUSE_FILES)}
+        data = blobs[NODES]
+        keys = Keys.load(path, blobs)
+        terms = NodeTerms.load(path, blobs)
+        namespaces = read_symbols(blobs[SYMBOLS], path / SYMBOLS)
+        counts = [(int(info["nodes"]), int(info["bytes"])) for info in manifest["files"].values()]
+    except (CodeciteError, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         logger.info("previous index not reusable (%s); full build", exc)
         return None
-    if len(records) != len(tokens):
-        return None
+    total = sum(n for n, _ in counts)
+    if len(keys) != total or terms.size != total or data.count(b"\n") != total or \
+            len(data) != sum(size for _, size in counts):
+        return None  # the manifest does not describe these files
     per_file: dict[str, FileResult] = {}
-    for rel, info in manifest.get("files", {}).items():
-        per_file[rel] = FileResult(rel, info["digest"], warnings=list(info.get("warnings", [])))
-    for rec, toks in zip(records, tokens, strict=True):
-        fr = per_file.get(rec["metadata"]["source_path"])
-        if fr is not None:
-            fr.records.append(rec)
-            fr.tokens.append(toks)
-    for ns in symbols.modules.values():
+    start = offset = 0
+    for (rel, info), (count, size) in zip(manifest["files"].items(), counts, strict=True):
+        chunk = data[offset:offset + size]
+        if size and not chunk.endswith(b"\n"):
+            return None
+        per_file[rel] = FileResult(rel, info["digest"], warnings=list(info.get("warnings", [])),
+                                   chunk=chunk, rows=OldRows(start, start + count))
+        start, offset = start + count, offset + size
+    for ns, line in namespaces:
         if ns.get("source_path") in per_file:
             per_file[ns["source_path"]].namespace = ns
-    return manifest, per_file
+            per_file[ns["source_path"]].namespace_line = line
+    return Previous(per_file, keys, terms)
 
 
 # -- the build ------------------------------------------------------------------------------
@@ -210,18 +255,45 @@ def build_index(root: str | Path = ".", *, full: bool = False,
     """
     started = time.perf_counter()
     cfg = cfg or load_config(root, config_file, index_dir=index_dir)
-    with build_lock(cfg.index_path, wait=wait):
+    with build_lock(cfg.index_path, wait=wait), _collector_paused():
         recover_index(cfg.index_path, clean=True)
         old_manifest = None if full else _reusable_manifest(cfg)
         corpus = walk_corpus(cfg, known=old_manifest.get("files") if old_manifest else None)
         if old_manifest is not None and old_manifest.get("fingerprint") == corpus.fingerprint \
                 and embed is None:
             return _report(cfg, corpus, old_manifest, True, 0, started)
-        previous = _previous(cfg, old_manifest) if old_manifest is not None else None
-        old_files = previous[1] if previous else {}
-        results, reparsed = _parse_all(corpus, cfg, old_files, progress)
-        manifest = _write(cfg, corpus, results, embed, progress)
+        manifest, reparsed = _update(cfg, corpus, old_manifest, embed, progress)
     return _report(cfg, corpus, manifest, False, reparsed, started)
+
+
+def _update(cfg: CodeciteConfig, corpus: Corpus, old_manifest: dict[str, Any] | None,
+            embed: Any, progress: Progress | None) -> tuple[dict[str, Any], int]:
+    """Parse what changed and write the new index; (manifest, files re-parsed).
+
+    A function of its own so that the per-file tables are freed before the
+    garbage collector is switched back on (it would otherwise scan them all).
+    """
+    previous = _previous(cfg, old_manifest) if old_manifest is not None else None
+    results, reparsed = _parse_all(corpus, cfg, previous.files if previous else {}, progress)
+    return _write(cfg, corpus, results, previous, embed, progress), reparsed
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Any:
+    """Pause Python's cyclic garbage collector while a build allocates its node tables.
+
+    A build makes hundreds of thousands of small dicts and lists that are freed
+    by reference counting; without the pause the collector re-scans them in
+    full collections that cost a tenth of a one-file build. Nothing a build
+    makes lives in cycles for long, and the collector runs again afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _parse_all(corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult],
@@ -240,36 +312,105 @@ def _parse_all(corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult],
     return results, reparsed
 
 
-def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult], embed: Any,
-           progress: Progress | None) -> dict[str, Any]:
+def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
+           previous: Previous | None, embed: Any, progress: Progress | None) -> dict[str, Any]:
     from codecite.indexing import annotate_public, write_derived  # retrieval-side tables
 
-    records = [r for fr in results for r in fr.records]
-    tokens = [t for fr in results for t in fr.tokens]
-    if not any(tokens):  # bm25 cannot index an empty vocabulary
+    terms = assemble([fr.rows or _new_rows(fr) for fr in results],
+                     previous.terms if previous else None)
+    if not terms.doc_ids.size:  # bm25 cannot index an empty vocabulary
         raise ConfigError(f"nothing to index in '{cfg.root}': {len(corpus.files)} files under "
                           f"roots {', '.join(cfg.roots) or '(none)'} yield no searchable text "
                           f"({len(corpus.skipped)} skipped); check roots, suffixes and exclude "
                           "in [tool.codecite]")
-    table = SymbolTable.from_parts([fr.namespace for fr in results if fr.namespace],
-                                   (r["metadata"] for r in records))
-    annotate_public(records, table)
+    keys = Keys.concat(merge_runs([fr.rows or fr.keys for fr in results]),
+                       previous.keys if previous else None)
+    before = list(keys.public)
+    table = SymbolTable.of_names([fr.namespace for fr in results if fr.namespace],
+                                 (s for k, s in zip(keys.kind, keys.symbol, strict=True)
+                                  if k in CODE_KINDS and s))
+    annotate_public(keys, table)
+    flipped = [i for i, (old, new) in enumerate(zip(before, keys.public, strict=True))
+               if old != new]
+    starts = np.cumsum([0] + [fr.count for fr in results]).tolist()
+    chunks = [_node_chunk(fr, start, keys.public, flipped)
+              for fr, start in zip(results, starts, strict=False)]
     with staging_dir(cfg.index_path) as tmp:
-        write_jsonl(tmp / NODES, records)
-        write_token_lines(tmp / TOKENS, tokens)
-        write_json(tmp / SYMBOLS, {"modules": table.modules})  # symbols come from nodes
-        derived = write_derived(tmp, cfg, records, tokens, table, embed, progress)
-        manifest = _manifest(cfg, corpus, results, records, derived)
-        manifest["checksums"] = checksum_files(tmp)
+        nodes_digest = write_bytes_hashed(tmp / NODES, chunks)
+        terms.save(tmp)
+        keys.save(tmp)
+        (tmp / SYMBOLS).write_bytes(write_symbols(table, results))  # symbols come from nodes
+        derived = write_derived(tmp, cfg, keys, terms, table,
+                                lambda: [json.loads(line) for c in chunks
+                                         for line in c.split(b"\n")[:-1]], embed, progress)
+        manifest = _manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
+        manifest["checksums"] = checksum_files(tmp, known={NODES: nodes_digest})
         write_json(tmp / "manifest.json", manifest)
         swap_in(tmp, cfg.index_path)
     return manifest
 
 
+def _new_rows(fr: FileResult) -> NewRows:
+    pairs = [mining_rows(node_keys(r["metadata"]), t)
+             for r, t in zip(fr.records, fr.tokens, strict=True)]
+    return NewRows(fr.tokens, [p for p, _ in pairs], [i for _, i in pairs])
+
+
+# symbols.json holds one module a line, so a reused file's namespace is copied as it is:
+# {"modules": {
+# "pkg.mod": {...},
+# ...
+# }}
+_SYMBOLS_HEAD, _SYMBOLS_TAIL = b'{"modules": {\n', b"\n}}\n"
+
+
+def write_symbols(table: SymbolTable, results: list[FileResult]) -> bytes:
+    raw = {id(fr.namespace): fr.namespace_line for fr in results if fr.namespace is not None}
+    lines = [raw.get(id(ns)) or json.dumps(module, ensure_ascii=False).encode("utf-8") + b": " +
+             json.dumps(ns, ensure_ascii=False).encode("utf-8")
+             for module, ns in table.modules.items()]
+    return _SYMBOLS_HEAD + b",\n".join(lines) + _SYMBOLS_TAIL
+
+
+def read_symbols(data: bytes, path: Path) -> list[tuple[dict[str, Any], bytes]]:
+    """(namespace, its line) for every module of a ``symbols.json`` written by this build."""
+    modules = json.loads(data).get("modules", {})
+    lines = data[len(_SYMBOLS_HEAD):-len(_SYMBOLS_TAIL)].split(b",\n") if modules else []
+    if not data.startswith(_SYMBOLS_HEAD) or len(lines) != len(modules):
+        raise IndexIntegrityError(f"index file '{path}' is not laid out one module a line; "
+                                  "run `codecite build --full`")
+    return list(zip(modules.values(), lines, strict=True))
+
+
+def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int]) -> bytes:
+    """The ``nodes.jsonl`` lines of one file (its nodes start at ``start``).
+
+    A reused file's lines are copied as they are, unless the public flag of
+    one of its nodes flipped (``flipped``: node indices), which happens when
+    another file's re-exports change; only then are its lines decoded.
+    """
+    if fr.chunk is None:
+        for rec, flag in zip(fr.records, public[start:start + fr.count], strict=True):
+            if flag is not None:
+                rec["metadata"]["public"] = flag
+        return b"".join(json.dumps(rec, ensure_ascii=False).encode("utf-8") + b"\n"
+                        for rec in fr.records)
+    lo = bisect.bisect_left(flipped, start)
+    mine = [i for i in flipped[lo:bisect.bisect_left(flipped, start + fr.count)]]
+    if not mine:
+        return fr.chunk
+    lines = fr.chunk.split(b"\n")[:-1]
+    for i in mine:
+        rec = json.loads(lines[i - start])
+        rec["metadata"]["public"] = public[i]
+        lines[i - start] = json.dumps(rec, ensure_ascii=False).encode("utf-8")
+    return b"".join(line + b"\n" for line in lines)
+
+
 def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
-              records: list[dict[str, Any]], derived: dict[str, Any]) -> dict[str, Any]:
-    kinds = Counter(r["metadata"]["kind"] for r in records)
-    workflows = Counter(r["metadata"].get("workflow") or "none" for r in records)
+              sizes: list[int], keys: Keys, derived: dict[str, Any]) -> dict[str, Any]:
+    kinds = Counter(keys.kind)
+    workflows = Counter(w or "none" for w in keys.workflow)
     stats = {f.rel: f.stat_entry() for f in corpus.files}
     return {
         "format_version": FORMAT_VERSION,
@@ -281,12 +422,13 @@ def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
         "tokenizer": TokenizerSettings().to_json(),
         "parser_version": PARSER_VERSION,
         "fingerprint": corpus.fingerprint,
-        "node_count": len(records),
+        "node_count": len(keys),
         "counts": {"by_kind": dict(sorted(kinds.items())),
                    "by_workflow": dict(sorted(workflows.items()))},
-        "files": {fr.rel: {"digest": fr.digest, "nodes": len(fr.records),
+        "files": {fr.rel: {"digest": fr.digest, "nodes": fr.count, "bytes": size,
                            **stats.get(fr.rel, {}),
-                           "warnings": fr.warnings} for fr in results},
+                           "warnings": fr.warnings}
+                  for fr, size in zip(results, sizes, strict=True)},
         "skipped": [{"path": s.rel, "reason": s.reason.value} for s in corpus.skipped],
         "warnings": [w for fr in results for w in fr.warnings],
         **derived,

@@ -18,7 +18,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 
 from codecite.config import CodeciteConfig
 
@@ -77,7 +76,7 @@ class CorpusFile:
     digest: str
     size: int = 0
     mtime_ns: int = 0
-    path: Path | None = None
+    path: str | None = None
 
     def content(self) -> bytes:
         """The file's bytes, read now if the walk trusted an unchanged stat."""
@@ -85,7 +84,7 @@ class CorpusFile:
             return self.data
         if self.path is None:
             raise OSError(f"no content or path for '{self.rel}'")
-        return self.path.read_bytes()
+        return read_file(self.path)
 
     def stat_entry(self) -> dict[str, int]:
         """Size and mtime to trust next time, or nothing for a "racy" file.
@@ -147,12 +146,22 @@ def _excluded_by_config(rel: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+def read_file(path: str) -> bytes:
+    """The bytes of a corpus file (one place, so tests can make a read fail)."""
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
 class _Walker:
+    """The walk on plain path strings (``os.scandir``): a pathlib object per entry was
+    half the time of a no-change build."""
+
     def __init__(self, cfg: CodeciteConfig, known: dict[str, dict] | None = None) -> None:
         self.cfg = cfg
         self.known = known or {}
-        self.root = cfg.root
-        self.index_dir = cfg.index_path.resolve()
+        self.root = str(cfg.root)
+        self.root_real = os.path.realpath(self.root)
+        self.index_real = os.path.realpath(cfg.index_path)
         self.recipe_dirs = tuple(r.strip("/") + "/" for r in cfg.recipes)
         self.corpus = Corpus()
         self._seen: set[str] = set()
@@ -160,34 +169,36 @@ class _Walker:
     def skip(self, rel: str, reason: SkipReason) -> None:
         self.corpus.skipped.append(SkippedFile(printable_name(rel), reason))
 
-    def rel(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
+    def rel(self, path: str) -> str:
+        rel = os.path.relpath(path, self.root) if not path.startswith(self.root + os.sep) \
+            else path[len(self.root) + 1:]
+        return rel.replace(os.sep, "/") if os.sep != "/" else rel
 
-    def link_target_ok(self, path: Path) -> bool:
+    def link_target_ok(self, path: str) -> bool:
         try:
-            target = path.resolve(strict=True)
+            target = os.path.realpath(path, strict=True)
         except (OSError, RuntimeError):
             self.skip(self.rel(path), SkipReason.LINK_LOOP)
             return False
-        if target != self.root and self.root not in target.parents:
+        if target != self.root_real and not target.startswith(self.root_real + os.sep):
             self.skip(self.rel(path), SkipReason.LINK_OUTSIDE)
             return False
         return True
 
-    def walk_root(self, root: str) -> Iterator[Path]:
-        base = self.root / root if root != "." else self.root
-        if base.is_symlink() and not self.link_target_ok(base):
+    def walk_root(self, root: str) -> Iterator[str]:
+        base = os.path.join(self.root, root) if root != "." else self.root
+        if os.path.islink(base) and not self.link_target_ok(base):
             return
-        if base.is_file():
+        if os.path.isfile(base):
             yield base
             return
-        if not base.is_dir():
+        if not os.path.isdir(base):
             self.skip(root, SkipReason.MISSING_ROOT)
             return
-        yield from self._walk_dir(base, set())
+        yield from self._walk_dir(base, os.path.realpath(base), set())
 
-    def _walk_dir(self, folder: Path, visiting: set[str]) -> Iterator[Path]:
-        real = os.path.realpath(folder)
+    def _walk_dir(self, folder: str, real: str, visiting: set[str]) -> Iterator[str]:
+        """Files under ``folder`` (whose resolved path is ``real``), in name order."""
         if real in visiting:
             self.skip(self.rel(folder), SkipReason.LINK_LOOP)
             return
@@ -198,18 +209,20 @@ class _Walker:
             self.skip(self.rel(folder), SkipReason.UNREADABLE)
             return
         for entry in entries:
-            path = Path(entry.path)
-            if entry.is_symlink() and not self.link_target_ok(path):
+            link = entry.is_symlink()
+            if link and not self.link_target_ok(entry.path):
                 continue
             if entry.is_dir():
-                if self._dir_excluded(path, entry.name):
+                child_real = os.path.realpath(entry.path) if link \
+                    else os.path.join(real, entry.name)
+                if self._dir_excluded(entry.path, entry.name, child_real):
                     continue
-                yield from self._walk_dir(path, visiting)
+                yield from self._walk_dir(entry.path, child_real, visiting)
             else:
-                yield path
+                yield entry.path
 
-    def _dir_excluded(self, path: Path, name: str) -> bool:
-        if path.resolve() == self.index_dir or name.startswith(".codecite"):
+    def _dir_excluded(self, path: str, name: str, real: str) -> bool:
+        if real == self.index_real or name.startswith(".codecite"):
             return True
         if name in ("tests", "test", "testing"):
             self.skip(self.rel(path) + "/", SkipReason.TESTS)
@@ -223,15 +236,15 @@ class _Walker:
             return True
         return False
 
-    def consider(self, path: Path, explicit: bool = False) -> None:
+    def consider(self, path: str, explicit: bool = False) -> None:
         rel = self.rel(path)
         if rel in self._seen:
             return
         self._seen.add(rel)
-        if printable_name(rel) != rel:
+        if not rel.isascii() and printable_name(rel) != rel:
             self.skip(rel, SkipReason.BAD_NAME)
             return
-        reason = self._file_reason(rel, path)
+        reason = self._file_reason(rel)
         if explicit and reason is SkipReason.SUFFIX:  # a named root doc such as `README`
             reason = None
         if reason is not None:
@@ -239,7 +252,7 @@ class _Walker:
                 self.skip(rel, reason)
             return
         try:
-            st = path.stat()
+            st = os.stat(path)
             if st.st_size > self.cfg.max_file_bytes:
                 self.skip(rel, SkipReason.TOO_LARGE)
                 return
@@ -249,7 +262,7 @@ class _Walker:
                 self.corpus.files.append(CorpusFile(rel, self._role(rel), None, known["digest"],
                                                     st.st_size, st.st_mtime_ns, path))
                 return
-            data = path.read_bytes()
+            data = read_file(path)
         except OSError:
             self.skip(rel, SkipReason.UNREADABLE)
             return
@@ -260,8 +273,8 @@ class _Walker:
                                             hashlib.sha256(data).hexdigest(),
                                             st.st_size, st.st_mtime_ns, path))
 
-    def _file_reason(self, rel: str, path: Path) -> SkipReason | None:
-        name = path.name
+    def _file_reason(self, rel: str) -> SkipReason | None:
+        name = rel.rsplit("/", 1)[-1]
         if _is_test_file(name):
             return SkipReason.TESTS
         if rel.endswith("/conf.py") and any(rel.startswith(d + "/") for d in
@@ -269,7 +282,7 @@ class _Walker:
             return SkipReason.BUILT_IN
         if _excluded_by_config(rel, self.cfg.exclude):
             return SkipReason.EXCLUDED
-        if path.suffix.lower() not in self.cfg.suffixes:
+        if os.path.splitext(name)[1].lower() not in self.cfg.suffixes:
             return SkipReason.SUFFIX
         return None
 
@@ -292,10 +305,10 @@ def walk_corpus(cfg: CodeciteConfig, known: dict[str, dict] | None = None) -> Co
         for path in walker.walk_root(root):
             walker.consider(path)
     for doc in cfg.root_docs:
-        path = cfg.root / doc
-        if path.is_symlink() and not walker.link_target_ok(path):
+        path = os.path.join(walker.root, doc)
+        if os.path.islink(path) and not walker.link_target_ok(path):
             continue
-        if path.is_file():
+        if os.path.isfile(path):
             walker.consider(path, explicit=True)
     walker.corpus.files.sort(key=lambda f: f.rel)
     return walker.corpus

@@ -1,4 +1,8 @@
-"""Retrieval-side tables written at build time, computed from nodes and tokens only.
+"""Retrieval-side tables written at build time, from node keys and term rows only.
+
+Every function here reads the slim per-node keys of ``codecite.terms`` (kind,
+symbol, module, refs, ...), never whole nodes, so an incremental build can
+recompute the tables without decoding ``nodes.jsonl``:
 
 - node annotations (``public``: a symbol users can import from a public module);
 - the bm25s arrays;
@@ -15,16 +19,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from codecite.config import CodeciteConfig
-from codecite.retrievers.lexical import build_bm25, save_bm25
-from codecite.retrievers.mined import mine_expansion
+from codecite.retrievers.lexical import bm25_arrays, save_bm25_arrays
+from codecite.retrievers.mined import Rows, mine_rows
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import ScoringSettings
-from codecite.retrievers.tokenizer import split_identifier
 from codecite.symbols import SymbolTable
-
-CODE_KINDS = ("python_symbol", "python_method")
-MAX_PROSE_WORDS = 80
+from codecite.terms import CODE_KINDS, DOC_KINDS, Keys, NodeTerms
 
 
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
@@ -45,17 +48,24 @@ def _private_module(module: str) -> bool:
     return any(part.startswith("_") and not part.startswith("__") for part in module.split("."))
 
 
-def annotate_public(records: list[dict[str, Any]], table: SymbolTable) -> None:
+def annotate_public(keys: Keys, table: SymbolTable) -> None:
     """Mark code symbols importable from a public module (directly or re-exported)."""
-    reexported = set(table.public_aliases().values())
-    for rec in records:
-        meta = rec["metadata"]
-        if meta.get("kind") not in CODE_KINDS:
+    reexported: set[str] | None = None
+    private: dict[str, bool] = {}
+    for i, (kind, symbol, module) in enumerate(zip(keys.kind, keys.symbol, keys.module,
+                                                   strict=True)):
+        if kind not in CODE_KINDS:
             continue
-        symbol = meta.get("symbol") or ""
-        top = _top_symbol(symbol, table)
-        module = meta.get("module") or symbol.rsplit(".", 1)[0]
-        meta["public"] = (not _private_module(module)) or top in reexported
+        symbol = symbol or ""
+        module = module or symbol.rsplit(".", 1)[0]
+        if module not in private:
+            private[module] = _private_module(module)
+        if not private[module]:
+            keys.public[i] = True
+            continue
+        if reexported is None:  # only symbols of private modules need the re-exports
+            reexported = set(table.public_aliases().values())
+        keys.public[i] = _top_symbol(symbol, table) in reexported
 
 
 def _top_symbol(symbol: str, table: SymbolTable) -> str:
@@ -72,13 +82,20 @@ class RefResolver:
 
     def __init__(self, table: SymbolTable, symbol_names: Iterable[str]) -> None:
         self.table = table
-        self.names = set(symbol_names)
-        self.lower: dict[str, str] = {}
-        self.leaf: dict[str, list[str]] = {}
-        for name in sorted(self.names):
-            self.lower.setdefault(name.lower(), name)
-            self.leaf.setdefault(name.rsplit(".", 1)[-1].lower(), []).append(name)
+        self.ordered = list(dict.fromkeys(symbol_names))  # node order: first one wins
+        self.names = set(self.ordered)
         self.aliases = table.public_aliases()
+        self._lower: dict[str, str] | None = None
+        self._leaf: dict[str, list[str]] = {}
+
+    def _fallback_maps(self) -> dict[str, str]:
+        """Lowered name -> name, and lowered leaf -> names; made when first needed."""
+        if self._lower is None:
+            self._lower = {}
+            for name in self.ordered:
+                self._lower.setdefault(name.lower(), name)
+                self._leaf.setdefault(name.rsplit(".", 1)[-1].lower(), []).append(name)
+        return self._lower
 
     def resolve(self, ref: str) -> str | None:
         ref = ref.strip().lstrip("~.").removesuffix("()")
@@ -87,13 +104,14 @@ class RefResolver:
         for candidate in (ref, self.aliases.get(ref), self.table.resolve(ref)):
             if candidate and candidate in self.names:
                 return candidate
-        if ref.lower() in self.lower:
-            return self.lower[ref.lower()]
+        lower = self._fallback_maps()
+        if ref.lower() in lower:
+            return lower[ref.lower()]
         return self._by_suffix(ref)
 
     def _by_suffix(self, ref: str) -> str | None:
         parts = ref.split(".")
-        leaf_hits = self.leaf.get(parts[-1].lower(), [])
+        leaf_hits = self._leaf.get(parts[-1].lower(), [])
         suffix = "." + ref.lower()
         narrowed = [n for n in leaf_hits if n.lower().endswith(suffix) or n.lower() == ref.lower()]
         if len(narrowed) == 1:
@@ -105,28 +123,26 @@ class RefResolver:
         return None
 
 
-def doc_edges(records: list[dict[str, Any]], table: SymbolTable) -> tuple[list[int], list[int]]:
+def doc_edges(keys: Keys, table: SymbolTable) -> tuple[list[int], list[int]]:
     """(section index, symbol index) pairs from resolved doc-section references."""
     index_of: dict[str, int] = {}
-    for i, rec in enumerate(records):
-        meta = rec["metadata"]
-        if meta.get("kind") in CODE_KINDS and meta.get("symbol"):
-            index_of.setdefault(meta["symbol"], i)
+    for i, (kind, symbol) in enumerate(zip(keys.kind, keys.symbol, strict=True)):
+        if kind in CODE_KINDS and symbol:
+            index_of.setdefault(symbol, i)
     resolver = RefResolver(table, index_of)
     sections: list[int] = []
     symbols: list[int] = []
-    for i, rec in enumerate(records):
-        meta = rec["metadata"]
-        if meta.get("kind") not in ("doc_section", "recipe", "module_doc"):
+    for i, (kind, refs) in enumerate(zip(keys.kind, keys.refs, strict=True)):
+        if kind not in DOC_KINDS or not refs:
             continue
         seen = set()
-        for ref in meta.get("refs") or []:
+        for ref in refs:
             target = resolver.resolve(ref)
             if target is not None and target not in seen:
                 seen.add(target)
                 sections.append(i)
                 symbols.append(index_of[target])
-    for alias_node, target_node in alias_edges(records, table, index_of):
+    for alias_node, target_node in alias_edges(keys, table, index_of):
         sections.append(alias_node)
         symbols.append(target_node)
     return sections, symbols
@@ -135,7 +151,7 @@ def doc_edges(records: list[dict[str, Any]], table: SymbolTable) -> tuple[list[i
 _ALIAS_VALUE = re.compile(r"^(?:(?:functools\.)?partial\(\s*)?([A-Za-z_][\w.]*)\s*[,)]?")
 
 
-def alias_edges(records: list[dict[str, Any]], table: SymbolTable,
+def alias_edges(keys: Keys, table: SymbolTable,
                 index_of: dict[str, int]) -> list[tuple[int, int]]:
     """(alias node, target node) for assignments that rename a symbol.
 
@@ -144,15 +160,15 @@ def alias_edges(records: list[dict[str, Any]], table: SymbolTable,
     find what it names.
     """
     edges = []
-    for i, rec in enumerate(records):
-        meta = rec["metadata"]
-        if meta.get("symbol_type") != "assignment" or not meta.get("signature"):
+    for i, (symbol_type, signature) in enumerate(zip(keys.symbol_type, keys.signature,
+                                                     strict=True)):
+        if symbol_type != "assignment" or not signature:
             continue
-        value = str(meta["signature"]).rsplit(" = ", 1)[-1]
+        value = str(signature).rsplit(" = ", 1)[-1]
         match = _ALIAS_VALUE.match(value)
         if match is None:
             continue
-        module = str(meta.get("module") or meta["symbol"].rsplit(".", 1)[0])
+        module = str(keys.module[i] or str(keys.symbol[i]).rsplit(".", 1)[0])
         for candidate in (f"{module}.{match.group(1)}", match.group(1)):
             target = table.resolve(candidate)
             if target in index_of and index_of[target] != i:
@@ -161,35 +177,32 @@ def alias_edges(records: list[dict[str, Any]], table: SymbolTable,
     return edges
 
 
-def mined_table(records: list[dict[str, Any]], tokens: list[list[str]]) -> dict[str, list[str]]:
+def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:
     """Prose word -> identifier tokens, mined from documented code nodes.
 
-    A node's prose words are its tokens that are plain words (no ``_``) and not
-    parts of its own name; its identifier tokens are its leaf name and parts.
+    A node's prose words and name parts (``codecite.terms.mining_rows``) are
+    stored as term rows, so nothing is re-tokenized here.
     """
-    prose, idents = [], []
-    for rec, toks in zip(records, tokens, strict=True):
-        meta = rec["metadata"]
-        if meta.get("kind") not in CODE_KINDS or not meta.get("docstring"):
-            continue
-        leaf = (meta.get("symbol") or "").rsplit(".", 1)[-1]
-        parts = {p.lower() for p in split_identifier(leaf) if len(p) > 1}
-        parts.add(leaf.lower())
-        words = [t for t in dict.fromkeys(toks) if "_" not in t and t not in parts]
-        prose.append(words[:MAX_PROSE_WORDS])  # the first words: name, signature, summary
-        idents.append(sorted(parts))
-    return mine_expansion(prose, idents)
+    nodes = np.array([i for i, (kind, doc) in enumerate(zip(keys.kind, keys.docstring,
+                                                              strict=True))
+                      if doc and kind in CODE_KINDS], dtype=np.int64)
+    words = Rows(terms.prose_ptr, terms.prose_ids).take(nodes)
+    idents = Rows(terms.ident_ptr, terms.ident_ids).take(nodes)
+    return mine_rows(words, idents, terms.vocab, vocab_sorted=True)
 
 
-def write_derived(index_dir: Path, cfg: CodeciteConfig, records: list[dict[str, Any]],
-                  tokens: list[list[str]], table: SymbolTable, embed: Any,
+def write_derived(index_dir: Path, cfg: CodeciteConfig, keys: Keys, terms: NodeTerms,
+                  table: SymbolTable, records: Callable[[], list[dict[str, Any]]], embed: Any,
                   progress: Callable[[str, int, int], None] | None) -> dict[str, Any]:
-    """Write every derived table into ``index_dir``; returns manifest entries."""
+    """Write every derived table into ``index_dir``; returns manifest entries.
+
+    ``records`` gives the whole node records, only called when vectors are made.
+    """
     settings = scoring_settings(cfg)
-    bm25 = build_bm25(tokens or [[]], k1=cfg.retrieval.k1, b=cfg.retrieval.b)
-    save_bm25(bm25, index_dir)
-    sections, symbols = doc_edges(records, table)
-    mined = mined_table(records, tokens) if cfg.retrieval.mined_expansion else {}
+    save_bm25_arrays(bm25_arrays(terms.vocab, terms.doc_ptr, terms.doc_ids, terms.doc_tf,
+                                 k1=cfg.retrieval.k1, b=cfg.retrieval.b), index_dir)
+    sections, symbols = doc_edges(keys, table)
+    mined = mined_table(keys, terms) if cfg.retrieval.mined_expansion else {}
     (index_dir / "extras").mkdir(exist_ok=True)
     (index_dir / EDGES_FILE).write_text(json.dumps({"sections": sections, "symbols": symbols}),
                                         encoding="utf-8")
@@ -200,7 +213,7 @@ def write_derived(index_dir: Path, cfg: CodeciteConfig, records: list[dict[str, 
     if embed is not None or cfg.embedding.backend not in (None, "none"):
         from codecite.dense import write_vectors
 
-        embedding = write_vectors(index_dir, cfg, records, embed, progress)
+        embedding = write_vectors(index_dir, cfg, records(), embed, progress)
     return {"lexical": {"backend": "bm25s", "k1": cfg.retrieval.k1, "b": cfg.retrieval.b},
             "doc_refs": {"edges": len(sections)},
             "mined_expansion": {"words": len(mined)},

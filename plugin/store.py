@@ -4,7 +4,7 @@ Layout of ``.codecite/`` (no pickle anywhere)::
 
     manifest.json   format version, counts, digests, fingerprint, file checksums
     nodes.jsonl     one node a line: id, text, metadata
-    tokens.txt      one node's tokens a line (same order), reused by incremental builds
+    reuse/          per-node keys and term counts (same order), reused by incremental builds
     symbols.json    the package namespace as parsed (modules, symbols)
     extras/*.json   derived tables (doc references, mined expansion, ...)
     bm25/           bm25s arrays (.npy, allow_pickle=False) and vocabulary JSON
@@ -41,15 +41,15 @@ from codecite.errors import (
     ManifestError,
 )
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: tokens.txt replaced by reuse/ (term counts, node keys)
 MANIFEST = "manifest.json"
 NODES = "nodes.jsonl"
-TOKENS = "tokens.txt"
 SYMBOLS = "symbols.json"
 FEEDBACK = "feedback.json"
 MAX_JSON_BYTES = 512 * 1024 * 1024
-MAX_BULK_BYTES = 4 * 1024 * 1024 * 1024  # nodes.jsonl, tokens.txt, arrays
+MAX_BULK_BYTES = 4 * 1024 * 1024 * 1024  # nodes.jsonl, arrays
 REBUILD_FIX = "run `codecite build --full`"
+REQUIRED = (NODES, SYMBOLS, "reuse/keys.json", "reuse/vocab.json")  # checksummed always
 INDEX_MARKERS = (MANIFEST, NODES)  # a folder with neither is not a codecite index
 
 
@@ -115,22 +115,32 @@ def read_jsonl(path: Path) -> list[Any]:
     return rows
 
 
-def write_token_lines(path: Path, rows: Iterable[list[str]]) -> None:
-    """One node's tokens a line, space separated (tokens never contain spaces)."""
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(" ".join(row))
-            fh.write("\n")
+def write_bytes_hashed(path: Path, chunks: Iterable[bytes]) -> str:
+    """Write ``chunks`` one after another to ``path``; the SHA-256 of the whole file.
+
+    Hashed while written, so the file need not be read back, and never joined
+    into one buffer (a one-file build writes tens of MB of reused node lines).
+    """
+    h = hashlib.sha256()
+    with path.open("wb") as fh:
+        for chunk in chunks:
+            h.update(chunk)
+            fh.write(chunk)
+    return h.hexdigest()
 
 
-def read_token_lines(path: Path) -> list[list[str]]:
+def read_verified(index_dir: Path, manifest: dict[str, Any], rel: str) -> bytes:
+    """The bytes of an index file, checked against the manifest checksum in one read."""
+    path = index_dir / rel
     check_size(path)
     try:
-        with _open_text(path) as fh:
-            return [line.split() for line in fh]
-    except UnicodeDecodeError as exc:
-        raise IndexIntegrityError(f"index file '{path}' is not UTF-8 text (edited?); "
-                                  f"{REBUILD_FIX}") from exc
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
+    if hashlib.sha256(data).hexdigest() != manifest.get("checksums", {}).get(rel):
+        raise IndexIntegrityError(f"index file '{path}' does not match its checksum in "
+                                  f"{MANIFEST} (truncated or edited); {REBUILD_FIX}")
+    return data
 
 
 @contextlib.contextmanager
@@ -186,19 +196,22 @@ def _check_manifest_shape(path: Path, manifest: dict[str, Any]) -> None:
             not all(isinstance(v, dict) for v in manifest["files"].values()):
         raise ManifestError(f"'{path}' has malformed checksums or files (edited?); "
                             f"{REBUILD_FIX}")
-    missing = [name for name in (NODES, TOKENS, SYMBOLS) if name not in checksums]
+    missing = [name for name in REQUIRED if name not in checksums]
     if missing:
         raise ManifestError(f"'{path}' records no checksum for {missing[0]} (edited?); "
                             f"{REBUILD_FIX}")
 
 
-def checksum_files(index_dir: Path) -> dict[str, str]:
-    """SHA-256 of every index file except the manifest and feedback, by relative path."""
+def checksum_files(index_dir: Path, known: dict[str, str] | None = None) -> dict[str, str]:
+    """SHA-256 of every index file except the manifest and feedback, by relative path.
+
+    ``known`` digests (computed while writing) are taken as they are.
+    """
     out = {}
     for path in sorted(index_dir.rglob("*")):
         rel = path.relative_to(index_dir).as_posix()
         if path.is_file() and rel not in (MANIFEST, FEEDBACK):
-            out[rel] = file_sha256(path)
+            out[rel] = (known or {}).get(rel) or file_sha256(path)
     return out
 
 

@@ -43,6 +43,11 @@ class SymbolTable:
                 symbols.setdefault(meta["symbol"], {k: meta.get(k) for k in SYMBOL_KEYS})
         return cls(modules, symbols)
 
+    @classmethod
+    def of_names(cls, namespaces: Iterable[dict[str, Any]], names: Iterable[str]) -> SymbolTable:
+        """A table that knows which symbols exist but not their details (a build needs no more)."""
+        return cls({ns["module"]: ns for ns in namespaces}, {name: {} for name in names})
+
     # -- persistence -------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {"modules": self.modules, "symbols": self.symbols}
@@ -75,16 +80,26 @@ class SymbolTable:
         names |= {m.rsplit(".", 1)[1] for m in self.submodules(module)}
         return names
 
-    def resolve(self, dotted: str, _depth: int = 0) -> str | None:
+    def resolve(self, dotted: str, _depth: int = 0,
+                _memo: dict[str, str] | None = None) -> str | None:
         """Follow re-exports to the defining qualified name, or None if not provable.
 
         ``pkg.f`` where ``pkg/__init__.py`` does ``from ._impl import f`` resolves
-        to ``pkg._impl.f``; a module resolves to itself.
+        to ``pkg._impl.f``; a module resolves to itself. ``_memo`` keeps names
+        already resolved across calls (re-export chains share their tails).
         """
         if _depth > 20:
             return None
         if dotted in self.symbols or dotted in self.modules:
             return dotted
+        if _memo is not None and dotted in _memo:
+            return _memo[dotted]
+        found = self._resolve(dotted, _depth, _memo)
+        if _memo is not None and found is not None:
+            _memo[dotted] = found
+        return found
+
+    def _resolve(self, dotted: str, _depth: int, _memo: dict[str, str] | None) -> str | None:
         parts = dotted.split(".")
         for i in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:i])
@@ -95,17 +110,18 @@ class SymbolTable:
             target = ns.get("imports", {}).get(head)
             if target is not None:
                 full = ".".join([target, *rest])
-                return self.resolve(full, _depth + 1) if full != dotted else None
+                return self.resolve(full, _depth + 1, _memo) if full != dotted else None
             if head in ns.get("defines", {}):
                 base = f"{module}.{head}"
                 if not rest:
                     return base
                 candidate = ".".join([base, *rest])
                 return candidate if candidate in self.symbols else None
-            return self._via_star_imports(ns, [head, *rest], _depth)
+            return self._via_star_imports(ns, [head, *rest], _depth, _memo)
         return None
 
-    def _via_star_imports(self, ns: dict[str, Any], parts: list[str], depth: int) -> str | None:
+    def _via_star_imports(self, ns: dict[str, Any], parts: list[str], depth: int,
+                          memo: dict[str, str] | None = None) -> str | None:
         """A name bound by ``from x import *``, when x is indexed and provides it."""
         for star in ns.get("star_imports", []):
             star_ns = self.modules.get(star)
@@ -114,7 +130,7 @@ class SymbolTable:
             exported = star_ns.get("all")
             if exported is not None and parts[0] not in exported:
                 continue
-            found = self.resolve(".".join([star, *parts]), depth + 1)
+            found = self.resolve(".".join([star, *parts]), depth + 1, memo)
             if found is not None:
                 return found
         return None
@@ -128,10 +144,17 @@ class SymbolTable:
         if cached is not None:
             return dict(cached)
         out: dict[str, str] = {}
+        memo: dict[str, str] = {}
+        by_target: dict[str, str | None] = {}  # many modules import the same names
         for module, ns in self.modules.items():
-            for name in ns.get("imports", {}):
+            for name, imported in ns.get("imports", {}).items():
                 alias = f"{module}.{name}"
-                target = self.resolve(alias)
+                if alias in self.symbols or alias in self.modules or imported == alias:
+                    continue  # resolves to itself: not an alias
+                # resolve(alias) is resolve(imported) one level down; shared by importers
+                if imported not in by_target:
+                    by_target[imported] = self.resolve(imported, 1, memo)
+                target = by_target[imported]
                 if target and target != alias and target in self.symbols:
                     out[alias] = target
         self.__dict__["_aliases"] = out

@@ -7,8 +7,8 @@ enough, only a few identifier tokens per word, only above a PMI threshold.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,49 +30,82 @@ def mine_expansion(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence
     ``ident_tokens[i]`` its identifier tokens (symbol name parts). PMI =
     log(P(w, t) / (P(w) P(t))) over nodes.
     """
-    n = len(prose_tokens)
-    if n == 0:
+    vocab: dict[str, int] = {}
+    word_rows = [[vocab.setdefault(w, len(vocab)) for w in dict.fromkeys(ws)]
+                 for ws in prose_tokens]
+    ident_rows = [[vocab.setdefault(t, len(vocab)) for t in dict.fromkeys(ts)]
+                  for ts in ident_tokens]
+    return mine_rows(Rows.of(word_rows), Rows.of(ident_rows), list(vocab),
+                     min_word_docs=min_word_docs, min_pair_docs=min_pair_docs,
+                     min_pmi=min_pmi, terms_per_word=terms_per_word)
+
+
+@dataclass
+class Rows:
+    """CSR rows of distinct ids: row i is ``ids[ptr[i]:ptr[i+1]]``."""
+
+    ptr: np.ndarray
+    ids: np.ndarray
+
+    @classmethod
+    def of(cls, rows: Sequence[Sequence[int]]) -> Rows:
+        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rows], out=ptr[1:])
+        ids = np.fromiter((i for r in rows for i in r), dtype=np.int64, count=int(ptr[-1]))
+        return cls(ptr, ids)
+
+    def take(self, rows: np.ndarray) -> Rows:
+        """The sub-matrix of the given rows, in that order."""
+        lengths = np.diff(self.ptr)[rows]
+        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        offsets = np.arange(ptr[-1]) - np.repeat(ptr[:-1], lengths)
+        return Rows(ptr, self.ids[np.repeat(self.ptr[:-1][rows], lengths) + offsets])
+
+
+def mine_rows(word_rows: Rows, ident_rows: Rows, vocab: Sequence[str], *,
+              vocab_sorted: bool = False, min_word_docs: int = DEFAULT_MIN_WORD_DOCS,
+              min_pair_docs: int = DEFAULT_MIN_PAIR_DOCS, min_pmi: float = DEFAULT_MIN_PMI,
+              terms_per_word: int = DEFAULT_TERMS_PER_WORD) -> dict[str, list[str]]:
+    """``mine_expansion`` over id rows: node i has words ``vocab[j]`` for j in its word row.
+
+    Words and identifier tokens share ``vocab``. Counting is vectorized: every
+    (word, identifier) pair of a node becomes one integer code, and pair counts
+    are a ``np.unique`` over the codes.
+    """
+    n = len(word_rows.ptr) - 1
+    size = len(vocab)
+    if n == 0 or not size:
         return {}
-    pairs, word_df, ident_df, words, idents = _count_pairs(prose_tokens, ident_tokens)
-    codes, counts = np.unique(pairs, return_counts=True) if pairs.size else (pairs, pairs)
-    w_ids, t_ids = codes // len(idents), codes % len(idents)
-    keep = (counts >= min_pair_docs) & (word_df[w_ids] >= min_word_docs)
-    w_ids, t_ids, counts = w_ids[keep], t_ids[keep], counts[keep]
+    word_df = np.bincount(word_rows.ids, minlength=size)
+    ident_df = np.bincount(ident_rows.ids, minlength=size)
+    node_of_word = np.repeat(np.arange(n), np.diff(word_rows.ptr))
+    frequent = word_df[word_rows.ids] >= min_word_docs  # rarer words can never pass below
+    w_entries, nodes = word_rows.ids[frequent], node_of_word[frequent]
+    fan = np.diff(ident_rows.ptr)[nodes]
+    w = np.repeat(w_entries, fan)
+    offsets = np.arange(len(w)) - np.repeat(np.cumsum(fan) - fan, fan)
+    t = ident_rows.ids[np.repeat(ident_rows.ptr[:-1][nodes], fan) + offsets]
+    distinct = t != w  # a word never expands to itself
+    codes, counts = np.unique(w[distinct].astype(np.int64) * size + t[distinct],
+                              return_counts=True)
+    w_ids, t_ids = codes // size, codes % size
     pmi = np.log(counts * n / (word_df[w_ids] * ident_df[t_ids]))
-    strong = pmi >= min_pmi
-    scored: dict[str, list[tuple[float, str]]] = {}
-    for w, t, c, p in zip(w_ids[strong], t_ids[strong], counts[strong], pmi[strong],
-                          strict=True):
-        scored.setdefault(words[w], []).append((float(p) * math.log1p(int(c)), idents[t]))
-    return {w: [t for _, t in sorted(ps, key=lambda p: (-p[0], p[1]))[:terms_per_word]]
-            for w, ps in sorted(scored.items())}
-
-
-def _count_pairs(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence[Sequence[str]]
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]:
-    """Every (word, identifier token) pair per node as one int code, plus document freqs."""
-    word_ids: dict[str, int] = {}
-    ident_ids: dict[str, int] = {}
-    node_words, node_idents = [], []
-    for words, idents in zip(prose_tokens, ident_tokens, strict=True):
-        ids = {ident_ids.setdefault(t, len(ident_ids)) for t in idents}
-        ws = {word_ids.setdefault(w, len(word_ids)) for w in words}
-        node_words.append(np.fromiter(ws, dtype=np.int64, count=len(ws)))
-        node_idents.append(np.fromiter(ids, dtype=np.int64, count=len(ids)))
-    n_idents = max(len(ident_ids), 1)
-    word_df = np.bincount(np.concatenate(node_words or [np.empty(0, np.int64)]),
-                          minlength=len(word_ids))
-    ident_df = np.bincount(np.concatenate(node_idents or [np.empty(0, np.int64)]),
-                           minlength=len(ident_ids))
-    words = list(word_ids)
-    idents = list(ident_ids)
-    same = {word_ids[w] * n_idents + ident_ids[w] for w in word_ids.keys() & ident_ids.keys()}
-    chunks = [(ws[:, None] * n_idents + ts[None, :]).ravel()
-              for ws, ts in zip(node_words, node_idents, strict=True) if ws.size and ts.size]
-    pairs = np.concatenate(chunks) if chunks else np.empty(0, np.int64)
-    if same:
-        pairs = pairs[~np.isin(pairs, np.fromiter(same, dtype=np.int64))]
-    return pairs, word_df, ident_df, words, idents
+    keep = (counts >= min_pair_docs) & (pmi >= min_pmi)
+    w_ids, t_ids = w_ids[keep], t_ids[keep]
+    score = pmi[keep] * np.log1p(counts[keep])
+    rank = np.arange(size)
+    if not vocab_sorted:
+        rank[np.argsort(np.array(vocab, dtype=object))] = np.arange(size)
+    order = np.lexsort((rank[t_ids], -score, w_ids))  # word, best score, then name
+    w_ids, t_ids = w_ids[order], t_ids[order]
+    first = np.r_[True, w_ids[1:] != w_ids[:-1]] if w_ids.size else np.empty(0, bool)
+    group_start = np.maximum.accumulate(np.where(first, np.arange(len(w_ids)), 0))
+    top = np.arange(len(w_ids)) - group_start < terms_per_word
+    table: dict[str, list[str]] = {}
+    for wi, ti in zip(w_ids[top].tolist(), t_ids[top].tolist(), strict=True):
+        table.setdefault(vocab[wi], []).append(vocab[ti])
+    return dict(sorted(table.items()))
 
 
 def mined_terms(query_tokens: Sequence[str], table: Mapping[str, Sequence[str]]) -> list[str]:

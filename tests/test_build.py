@@ -68,6 +68,40 @@ def test_incremental_build_equals_full_build(sample_repo: Path) -> None:
     assert "docs/usage.md" not in paths
 
 
+def _index_bytes(root: Path) -> dict[str, bytes]:
+    """Every index file but the manifest (it holds the build time), by relative path."""
+    index = root / ".codecite"
+    return {p.relative_to(index).as_posix(): p.read_bytes() for p in sorted(index.rglob("*"))
+            if p.is_file() and p.name != "manifest.json"}
+
+
+def test_incremental_build_writes_exactly_what_a_full_build_writes(sample_repo: Path) -> None:
+    """Reused node lines, term rows and keys, recomputed tables: all byte-equal to a full build.
+
+    Re-exporting a helper of the unchanged private module flips its public flag,
+    so a reused node line must be rewritten too.
+    """
+    codecite.build(sample_repo)
+    private = {n.metadata["symbol"]: n.metadata.get("public")
+               for n in codecite.load(sample_repo).nodes
+               if n.metadata["source_path"] == "geokit/_private.py"}
+    assert private["geokit._private.interpolate_gaps"] is False
+    init = sample_repo / "geokit" / "__init__.py"
+    init.write_text(init.read_text() + "from ._private import interpolate_gaps\n")
+    (sample_repo / "geokit" / "extra.py").write_text('def added(x):\n    """New words."""\n')
+    (sample_repo / "docs" / "usage.md").unlink()
+    report = codecite.build(sample_repo)
+    assert report.reparsed == 2 and not report.up_to_date
+    incremental = _index_bytes(sample_repo)
+    codecite.build(sample_repo, full=True)
+    full = _index_bytes(sample_repo)
+    assert sorted(incremental) == sorted(full)
+    assert [rel for rel in full if incremental[rel] != full[rel]] == []
+    nodes = {n.metadata["symbol"]: n.metadata for n in codecite.load(sample_repo).nodes
+             if n.metadata.get("symbol")}
+    assert nodes["geokit._private.interpolate_gaps"]["public"] is True
+
+
 def test_no_change_build_says_up_to_date(sample_repo: Path) -> None:
     first = codecite.build(sample_repo)
     again = codecite.build(sample_repo)
@@ -83,8 +117,8 @@ def test_error_inside_writer_keeps_previous_index(sample_repo: Path,
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(store, "write_jsonl", boom)
-    monkeypatch.setattr("codecite.builder.write_jsonl", boom)
+    monkeypatch.setattr(store, "write_bytes_hashed", boom)
+    monkeypatch.setattr("codecite.builder.write_bytes_hashed", boom)
     with pytest.raises(RuntimeError, match="disk full"):
         codecite.build(sample_repo)
     assert _node_ids(sample_repo) == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 from codecite.indexing import alias_edges, doc_edges
 from codecite.node_parsers.python import parse_python_source
 from codecite.symbols import SymbolTable
+from codecite.terms import Keys, node_keys
 
 IMPL = '''
 def attrib(default=None):
@@ -38,18 +39,22 @@ def _symbol(records, i):
     return records[i]["metadata"].get("symbol")
 
 
+def _keys(records):
+    return Keys.of(node_keys(r["metadata"]) for r in records)
+
+
 def test_assignments_that_rename_a_symbol_point_at_it() -> None:
     records, table = _records_and_table()
     index_of = {r["metadata"]["symbol"]: i for i, r in enumerate(records)
                 if r["metadata"].get("symbol")}
     pairs = {(_symbol(records, a), _symbol(records, t))
-             for a, t in alias_edges(records, table, index_of)}
+             for a, t in alias_edges(_keys(records), table, index_of)}
     assert pairs == {("pkg.ib", "pkg._make.attrib"), ("pkg.frozen", "pkg._make.define")}
 
 
 def test_doc_references_resolve_through_reexports_and_leaf_names() -> None:
     records, table = _records_and_table()
-    sections, symbols = doc_edges(records, table)
+    sections, symbols = doc_edges(_keys(records), table)
     from_doc = {_symbol(records, s) for sec, s in zip(sections, symbols, strict=True)
                 if records[sec]["id"] == "doc"}
     assert from_doc == {"pkg.ib", "pkg._make.define"}

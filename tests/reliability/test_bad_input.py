@@ -191,14 +191,14 @@ def test_unreadable_file_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     root = copy_sample(tmp_path / "repo")
     secret = root / "geokit" / "secret.py"
     secret.write_text("def hidden():\n    pass\n")
-    real_read = Path.read_bytes
+    real_read = corpus.read_file
 
-    def read_bytes(self: Path) -> bytes:
-        if self.name == "secret.py":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read(self)
+    def read_file(path: str) -> bytes:
+        if path.endswith("secret.py"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_read(path)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(corpus, "read_file", read_file)
     report = codecite.build(root)
     assert report.skipped["unreadable"] == ["geokit/secret.py"]
     assert "geokit/secret.py" not in records_by_file(root)

@@ -56,11 +56,11 @@ b.build_index(root, full=True)
 
 STAGES = {
     "walk": ("codecite.builder", "walk_corpus", 1),
-    "tokens": ("codecite.builder", "write_token_lines", 1),
-    "bm25_save": ("codecite.indexing", "save_bm25", 1),
+    "reuse_tables": ("codecite.builder", "assemble", 1),
+    "bm25_save": ("codecite.indexing", "save_bm25_arrays", 1),
     "derived_tables": ("codecite.indexing", "write_derived", 1),
     "checksum": ("codecite.builder", "checksum_files", 1),
-    "manifest": ("codecite.builder", "write_json", 2),
+    "manifest": ("codecite.builder", "write_json", 1),
     "between_renames": ("os", "replace", 2),     # old index retired, new one not yet in
     "old_index_cleanup": ("shutil", "rmtree", 1),  # new index in, old one not yet removed
 }

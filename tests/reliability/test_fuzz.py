@@ -92,12 +92,14 @@ def test_recipe_parser_accepts_anything(text: str) -> None:
 
 @given(st.text())
 @example("StaticShiftAgent estimate_ss_ama pkg.mod.Class \u2028 \x85 \r x\u00a0y")
-def test_tokenizer_round_trips_through_tokens_txt(text: str) -> None:
+def test_any_text_stays_one_line_of_nodes_jsonl(text: str) -> None:
     tokens = tokenize(text)
     assert all(isinstance(t, str) and t for t in tokens)
-    # tokens.txt stores one node a line, space separated: no token may break that
-    line = " ".join(tokens)
-    assert line.split() == tokens and "\n" not in line and "\r" not in line
+    # incremental builds split nodes.jsonl on b"\n" without decoding it: a node's
+    # line must never hold a raw newline byte, whatever its text
+    line = json.dumps({"text": text, "metadata": {"tokens": tokens}}, ensure_ascii=False)
+    data = line.encode("utf-8", "surrogatepass")
+    assert b"\n" not in data and json.loads(data.decode("utf-8", "surrogatepass"))["text"] == text
 
 
 # -- loaders: only documented errors -----------------------------------------------------

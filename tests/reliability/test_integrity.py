@@ -21,9 +21,12 @@ from reliability_support import FakeEmbedding, cli
 import codecite
 from codecite import store
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, ManifestError
+from codecite.terms import NodeTerms
 
 FIX = "run `codecite build --full`"
-INDEX_FILES = ["nodes.jsonl", "tokens.txt", "symbols.json", "retriever.json",
+INDEX_FILES = ["nodes.jsonl", "reuse/keys.json", "reuse/keys.npy", "reuse/symbols.txt",
+               "reuse/vocab.json", "reuse/doc_ids.npy", "reuse/ident_ptr.npy", "symbols.json",
+               "retriever.json",
                "bm25/data.csc.index.npy", "bm25/indices.csc.index.npy",
                "bm25/indptr.csc.index.npy", "bm25/params.index.json", "bm25/vocab.index.json",
                "extras/doc_refs.json", "extras/mined_expansion.json"]
@@ -99,14 +102,14 @@ def test_truncated_manifest(built: Path) -> None:
 
 
 @pytest.mark.parametrize(("edit", "message"), [
-    ({"format_version": 99}, "has format version 99, newer than this codecite reads (1); "
+    ({"format_version": 99}, "has format version 99, newer than this codecite reads (2); "
                              "upgrade codecite (`pip install -U codecite`)"),
     ({"format_version": 0}, f"has old format version 0; {FIX}"),
-    ({"format_version": "1"}, "has format version 1, newer than"),
+    ({"format_version": "2"}, "has format version 2, newer than"),
     ({"node_count": 3}, f"has 49 nodes, the manifest says 3; {FIX}"),
     ({"node_count": "49"}, "field 'node_count' is missing or not a int (edited?)"),
     ({"checksums": "x"}, "field 'checksums' is missing or not a dict (edited?)"),
-    ({"checksums": {"nodes.jsonl": 1, "tokens.txt": "", "symbols.json": ""}},
+    ({"checksums": {"nodes.jsonl": 1, "reuse/keys.json": "", "symbols.json": ""}},
      "malformed checksums or files (edited?)"),
     ({"files": []}, "field 'files' is missing or not a dict"),
 ])
@@ -167,14 +170,17 @@ def test_symbol_table_is_checked_when_first_used(built: Path) -> None:
         codecite.load(built, check_stale=False).symbol_table  # noqa: B018
 
 
-def test_tampered_tokens_are_not_reused_by_an_incremental_build(built: Path) -> None:
-    tokens = _index(built) / "tokens.txt"
-    tokens.write_text("\n".join("bogus" for _ in tokens.read_text().splitlines()) + "\n")
+@pytest.mark.parametrize("rel", ["reuse/vocab.json", "reuse/keys.json", "nodes.jsonl",
+                                 "symbols.json"])
+def test_tampered_reuse_tables_are_not_reused_by_an_incremental_build(built: Path,
+                                                                      rel: str) -> None:
+    path = _index(built) / rel
+    path.write_bytes(path.read_bytes().replace(b'"', b'"bogus', 1))  # checksum not updated
     (built / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
     codecite.build(built)
-    incremental = tokens.read_text()
+    incremental = path.read_bytes()
     codecite.build(built, full=True)
-    assert incremental == tokens.read_text() and "bogus" not in incremental
+    assert incremental == path.read_bytes() and b"bogus" not in incremental
 
 
 # -- no pickle, no eval ---------------------------------------------------------------------
@@ -229,13 +235,13 @@ def test_pickled_vectors_are_refused_not_executed(sample_repo: Path, tmp_path: P
 # -- size limits on every parsed file ----------------------------------------------------
 
 def test_every_index_file_has_a_size_limit(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store, "MAX_BULK_BYTES", 1000)  # nodes.jsonl, tokens.txt, arrays
+    monkeypatch.setattr(store, "MAX_BULK_BYTES", 1000)  # nodes.jsonl, arrays
     error = _load_error(built)
     assert "over the limit of 1000" in error and FIX in error
     with pytest.raises(IndexIntegrityError, match=r"nodes.jsonl' is .* over the limit"):
         store.read_jsonl(_index(built) / "nodes.jsonl")
-    with pytest.raises(IndexIntegrityError, match=r"tokens.txt' is .* over the limit"):
-        store.read_token_lines(_index(built) / "tokens.txt")
+    with pytest.raises(IndexIntegrityError, match=r"doc_ids.npy' is .* over the limit"):
+        NodeTerms.load(_index(built))
     monkeypatch.setattr(store, "MAX_BULK_BYTES", 1 << 40)
     monkeypatch.setattr(store, "MAX_JSON_BYTES", 300)  # manifest, symbols, bm25 vocab, ...
     with pytest.raises(ManifestError, match=r"manifest.json' is .* over the limit of 300"):
