@@ -87,8 +87,10 @@ def mine_rows(word_rows: Rows, ident_rows: Rows, vocab: Sequence[str], *,
     offsets = np.arange(len(w)) - np.repeat(np.cumsum(fan) - fan, fan)
     t = ident_rows.ids[np.repeat(ident_rows.ptr[:-1][nodes], fan) + offsets]
     distinct = t != w  # a word never expands to itself
-    codes, counts = np.unique(w[distinct].astype(np.int64) * size + t[distinct],
-                              return_counts=True)
+    code_type = np.uint32 if size * size < 2 ** 32 else np.int64  # halves the sort's memory
+    codes, counts = np.unique(w[distinct].astype(code_type) * code_type(size)
+                              + t[distinct].astype(code_type), return_counts=True)
+    codes = codes.astype(np.int64)
     w_ids, t_ids = codes // size, codes % size
     pmi = np.log(counts * n / (word_df[w_ids] * ident_df[t_ids]))
     keep = (counts >= min_pair_docs) & (pmi >= min_pmi)
