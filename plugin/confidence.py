@@ -97,6 +97,9 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
     total = sum(weights.values())
     if total <= 0 or not ctx.nodes:
         return 0.0
+    if ctx.variants and ctx.mode == "lexical" and hasattr(retriever, "score_all"):
+        # variants widen the search, not the claim: judge the evidence for the user's words
+        ctx = retriever.retrieve_context(ctx.query, depth, variants=False)
     rows = _row_indexes(retriever, ctx, depth)
     matched = 0.0
     for tok, w in weights.items():

@@ -68,6 +68,8 @@ class RetrievalSettings:
     doc_propagation: bool = _SCORING.doc_propagation
     propagation_share: float = _SCORING.propagation_share
     mined_expansion: bool = _SCORING.mined_expansion
+    query_variants: bool = _SCORING.query_variants
+    variant_weight: float = _SCORING.variant_weight
     public_api_factor: float = _SCORING.public_api_factor
     low_value_doc_factor: float = _SCORING.low_value_doc_factor
     max_sections_per_file: int = _SCORING.max_sections_per_file

@@ -12,11 +12,13 @@ def explain_text(ctx: RetrievedContext) -> str:
         f"query tokens:    {' '.join(ctx.tokens) or '(none)'}",
         f"expansion e(q):  {' '.join(ctx.expansion) or '(none)'}"
         + (f"  [{ctx.expansion_source}]" if ctx.expansion_source else ""),
+        f"variants v(q):   {' '.join(ctx.variants) or '(none)'}",
         f"workflow:        {ctx.workflow or '(none inferred)'}",
         f"top score:       {ctx.top_score:.3f}" + (
             f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),
         "",
-        "s = (bm25_q + w*bm25_e) * priority * workflow * recipe * symbol * feedback * zero_config",
+        "s = (bm25_q + w*bm25_e + wv*bm25_v) * priority * workflow * recipe * symbol * feedback"
+        " * zero_config",
     ]
     labels = {n.node.node_id: label_of(n.node.metadata) for n in ctx.nodes}
     for i, nws in enumerate(ctx.nodes, 1):
@@ -25,7 +27,7 @@ def explain_text(ctx: RetrievedContext) -> str:
             continue
         lines.append(
             f"{i:>2}. {labels[nws.node.node_id]}\n"
-            f"    L = {b.bm25_q:.3f} + w*{b.bm25_e:.3f} = {b.lexical:.3f}; "
+            f"    L = {b.bm25_q:.3f} + w*{b.bm25_e:.3f} + wv*{b.bm25_v:.3f} = {b.lexical:.3f}; "
             f"x priority {b.priority:.2f} x workflow {b.workflow:.2f} x recipe {b.recipe:.2f} "
             f"x symbol {b.symbol:.2f} x feedback {b.feedback:.2f} x zero-config "
             f"{b.zero_config:.2f} = {b.composed:.3f}")

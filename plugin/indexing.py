@@ -40,6 +40,7 @@ def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
         workflows={w.name: w.keywords for w in cfg.workflows},
         doc_propagation=r.doc_propagation, propagation_share=r.propagation_share,
         mined_expansion=r.mined_expansion, public_api_factor=r.public_api_factor,
+        query_variants=r.query_variants, variant_weight=r.variant_weight,
         low_value_doc_factor=r.low_value_doc_factor,
         max_sections_per_file=r.max_sections_per_file, doc_factor=r.doc_factor)
 

@@ -28,6 +28,7 @@ from .propagation import DocPropagation
 from .results import RetrievedContext, ScoreBreakdown
 from .settings import ScoringSettings
 from .tokenizer import Mentions, identifier_mentions, is_compound, query_tokens
+from .variants import variant_groups, variant_table
 
 logger = logging.getLogger(__name__)
 
@@ -178,42 +179,65 @@ class CodeciteRetriever(BM25Retriever):
         workflow = infer_workflow(query, self.settings.workflows)
         return tokens, expansion, source, workflow
 
-    def score_all(self, query: str) -> tuple[np.ndarray, dict[str, Any]]:
-        """Final score of every node, and the per-node vectors that made it."""
+    def query_variants(self, tokens: list[str],
+                       expansion: list[str]) -> list[tuple[str, ...]]:
+        """``v(q)``: per query word, its other forms found in the index (see ``variants``)."""
+        if not self.settings.query_variants or self.settings.variant_weight <= 0:
+            return []
+        table = getattr(self.bm25, "_codecite_variants", None)
+        if table is None:  # once per bm25 index, shared by every retriever made on it
+            table = variant_table(self.bm25.vocab_dict)
+            self.bm25._codecite_variants = table
+        return variant_groups(tokens, table, exclude=expansion)
+
+    def score_all(self, query: str,
+                  variants: bool = True) -> tuple[np.ndarray, dict[str, Any]]:
+        """Final score of every node, and the per-node vectors that made it.
+
+        ``variants=False`` scores without word-form variants, as if
+        ``query_variants`` were off (the confidence rule uses it).
+        """
         tokens, expansion, source, workflow = self.read_query(query)
         s = self.settings
         q = bm25_scores(self.bm25, tokens)
         e = bm25_scores(self.bm25, expansion)
-        lexical = q + s.expansion_weight * e
+        forms = self.query_variants(tokens, expansion) if variants else []
+        v = variant_scores(self.bm25, forms)
+        lexical = q + s.expansion_weight * e + s.variant_weight * v
         if self._mask is not None:
             lexical = np.where(self._mask, lexical, 0.0)
         a = self._arrays
         wf = a.workflow_vector(workflow, s.workflow_boost)
         sym = a.symbol_vector(identifier_mentions(query), s.symbol_boost)
-        composed = lexical * a.priority * wf * a.recipe * sym * a.feedback * a.zero_config
-        composed = np.where(lexical > 0, composed, 0.0).astype(np.float32)
+        factors = a.priority * wf * a.recipe * sym * a.feedback * a.zero_config
+        composed = np.where(lexical > 0, lexical * factors, 0.0).astype(np.float32)
+        # the confidence proxy ignores v(q): variants widen the search, not the claim
+        own_words = lexical - s.variant_weight * v
+        top = float(np.where(own_words > 0, own_words * factors, 0.0).max(initial=0.0))
         final, sources = composed, None
         if self.propagation is not None and s.doc_propagation:
             final, sources = self.propagation.apply(composed, s.propagation_share, self._mask,
                                                     factor=a.feedback)
         parts = {"tokens": tokens, "expansion": expansion, "source": source,
+                 "variants": forms, "v": v, "top": top,
                  "workflow": workflow, "q": q, "e": e, "lexical": lexical, "wf": wf,
                  "sym": sym, "composed": composed, "sources": sources}
         return final, parts
 
-    def retrieve_context(self, query: str | QueryBundle,
-                         similarity_top_k: int | None = None) -> RetrievedContext:
+    def retrieve_context(self, query: str | QueryBundle, similarity_top_k: int | None = None,
+                         variants: bool = True) -> RetrievedContext:
         """Rank nodes for ``query`` and explain every score."""
         query_str = query.query_str if isinstance(query, QueryBundle) else str(query)
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
-        final, parts = self.score_all(query_str)
+        final, parts = self.score_all(query_str, variants)
         order = rank_order(final, k, self.settings.max_sections_per_file, self._arrays.doc_files,
                            tiebreak=parts["composed"])
         ctx = RetrievedContext(query=query_str, tokens=parts["tokens"],
                                expansion=parts["expansion"],
-                               expansion_source=parts["source"], workflow=parts["workflow"])
-        ctx.top_score = float(parts["composed"].max(initial=0.0))
+                               expansion_source=parts["source"], workflow=parts["workflow"],
+                               variants=[t for group in parts["variants"] for t in group])
+        ctx.top_score = parts["top"]
         for i in order:
             node = self.nodes[i]
             ctx.nodes.append(NodeWithScore(node=node, score=float(final[i])))
@@ -224,7 +248,7 @@ class CodeciteRetriever(BM25Retriever):
         a = self._arrays
         src = parts["sources"][i] if parts["sources"] is not None else -1
         return ScoreBreakdown(
-            bm25_q=float(parts["q"][i]), bm25_e=float(parts["e"][i]),
+            bm25_q=float(parts["q"][i]), bm25_e=float(parts["e"][i]), bm25_v=float(parts["v"][i]),
             lexical=float(parts["lexical"][i]), priority=float(a.priority[i]),
             workflow=float(parts["wf"][i]), recipe=float(a.recipe[i]),
             symbol=float(parts["sym"][i]), feedback=float(a.feedback[i]),
@@ -249,6 +273,22 @@ class CodeciteRetriever(BM25Retriever):
         from .persist import load_retriever
 
         return load_retriever(cls, Path(path), **kwargs)
+
+
+def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """``BM25(c, v(q))`` = sum over query words of the best BM25 among the word's variants.
+
+    The forms of one word are alternatives, not extra evidence: a node that says
+    "rank", "ranked" and "ranks" matched the query word "ranking" once, so it
+    must not outscore one that says "ranked" alone three times over.
+    """
+    total = np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
+    for group in groups:
+        best = np.zeros_like(total)
+        for term in group:
+            np.maximum(best, bm25_scores(bm25, [term]), out=best)
+        total += best
+    return total
 
 
 def rank_order(scores: np.ndarray, k: int, max_per_file: int,
@@ -281,4 +321,4 @@ def rank_order(scores: np.ndarray, k: int, max_per_file: int,
     return out
 
 
-__all__ = ["CodeciteRetriever", "load_bm25", "rank_order", "save_bm25"]
+__all__ = ["CodeciteRetriever", "load_bm25", "rank_order", "save_bm25", "variant_scores"]

@@ -266,7 +266,8 @@ def _context_like(lex: RetrievedContext, mode: str) -> RetrievedContext:
     """A new context with the lexical reading of the query and no nodes yet."""
     return RetrievedContext(query=lex.query, tokens=list(lex.tokens),
                             expansion=list(lex.expansion), expansion_source=lex.expansion_source,
-                            workflow=lex.workflow, top_score=lex.top_score, mode=mode)
+                            workflow=lex.workflow, top_score=lex.top_score, mode=mode,
+                            variants=list(lex.variants))
 
 
 _NO_LEXICAL = ScoreBreakdown(bm25_q=0.0, bm25_e=0.0, lexical=0.0, priority=1.0, workflow=1.0,

@@ -27,6 +27,7 @@ class ScoreBreakdown:
     dense_cosine: float | None = None
     lexical_rank: int | None = None
     dense_rank: int | None = None
+    bm25_v: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -36,7 +37,8 @@ class ScoreBreakdown:
 class RetrievedContext:
     """A retrieval pass: the query, how it was read, and the ranked evidence.
 
-    ``top_score`` is the best lexical composed score ``s(c)``, the confidence proxy.
+    ``top_score`` is the best lexical composed score ``s(c)`` for the query's own
+    words and expansion (word-form variants ``v(q)`` left out), the confidence proxy.
     """
 
     query: str
@@ -50,13 +52,15 @@ class RetrievedContext:
     top_cosine: float | None = None
     degraded: str | None = None
     mode: str = "lexical"
+    variants: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         from codecite.retrievers.render import node_row
 
         return {
             "query": self.query, "tokens": self.tokens, "expansion": self.expansion,
-            "expansion_source": self.expansion_source, "workflow": self.workflow,
+            "expansion_source": self.expansion_source, "variants": self.variants,
+            "workflow": self.workflow,
             "top_score": self.top_score, "top_cosine": self.top_cosine,
             "degraded": self.degraded, "mode": self.mode,
             "results": [

@@ -33,6 +33,8 @@ class ScoringSettings:
     doc_propagation: bool = True
     propagation_share: float = 0.9
     mined_expansion: bool = True
+    query_variants: bool = True
+    variant_weight: float = 0.8
     public_api_factor: float = 1.03
     low_value_doc_factor: float = 0.5
     max_sections_per_file: int = 2

@@ -24,13 +24,14 @@ from codecite.evals import load_suites, run_eval
 
 REPO = Path(__file__).resolve().parents[2]
 SUITES = {"jinja2": "jinja2-3.1.6", "attrs": "attrs-26.1.0"}
-PLAIN = {"doc_propagation": False, "mined_expansion": False, "public_api_factor": 1.0,
-         "low_value_doc_factor": 1.0, "max_sections_per_file": 0}
+PLAIN = {"doc_propagation": False, "mined_expansion": False, "query_variants": False,
+         "public_api_factor": 1.0, "low_value_doc_factor": 1.0, "max_sections_per_file": 0}
 STAGES = [
     ("codecite plain", PLAIN),
     ("+ doc propagation", {**PLAIN, "doc_propagation": True}),
     ("+ mined expansion", {**PLAIN, "doc_propagation": True, "mined_expansion": True}),
-    ("+ zero-config defaults", {}),
+    ("+ zero-config defaults", {"query_variants": False}),
+    ("+ query word variants", {}),
 ]
 COLUMNS = ["symbol_hit@1", "symbol_hit@5", "symbol_hit@10", "mrr@10", "source_hit@10"]
 

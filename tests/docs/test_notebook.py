@@ -41,6 +41,6 @@ def test_notebook_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     assert any("<table><caption>" in h and "recipes/static_shift.md" in h for h in html)
     text = "".join(o.get("text", "") for o in outputs)
-    assert "s = (bm25_q + w*bm25_e)" in text and "symbol_hit@10" in text
+    assert "s = (bm25_q + w*bm25_e + wv*bm25_v)" in text and "symbol_hit@10" in text
     assert any("image/png" in o.get("data", {}) for o in outputs)
     assert (repo / ".codecite" / "manifest.json").is_file()

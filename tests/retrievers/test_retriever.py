@@ -29,7 +29,7 @@ keywords = ["phase tensor", "strike"]
 NEUTRAL = ScoringSettings(priority_step=0.0, workflow_boost=1.0, recipe_boost=1.0,
                           symbol_boost=1.0, doc_propagation=False, mined_expansion=False,
                           public_api_factor=1.0, low_value_doc_factor=1.0,
-                          max_sections_per_file=0)
+                          max_sections_per_file=0, query_variants=False)
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +85,18 @@ def test_composition_numbers(configured: codecite.CodeciteIndex) -> None:
     recipe = by_symbol["Correct static shift on a survey line"]
     assert (recipe.recipe, recipe.workflow, recipe.priority) == pytest.approx((1.25, 1.6, 1.0))
     assert recipe.composed == pytest.approx(recipe.lexical * 1.25 * 1.6, rel=1e-5)
-    assert ctx.top_score == pytest.approx(max(b.composed for b in by_symbol.values()), rel=1e-6)
+    exact = configured.with_settings(query_variants=False)
+    own_words = exact.query("static shift StaticShiftAgent")
+    assert ctx.top_score == pytest.approx(own_words.top_score, rel=1e-6)  # v(q) left out
+    assert own_words.top_score == pytest.approx(max(b.composed for b in
+                                                    own_words.breakdown.values()), rel=1e-6)
 
 
 def test_expansion_is_added_at_its_weight(configured: codecite.CodeciteIndex) -> None:
     ctx = configured.query("remove the vertical offset of my curves", k=5)
     assert ctx.expansion == ["static", "shift", "galvanic"] and ctx.expansion_source == "configured"
     b = ctx.breakdown[ctx.nodes[0].node.node_id]
-    assert b.lexical == pytest.approx(b.bm25_q + 0.35 * b.bm25_e, rel=1e-5)
+    assert b.lexical == pytest.approx(b.bm25_q + 0.35 * b.bm25_e + 0.8 * b.bm25_v, rel=1e-5)
     assert ctx.nodes[0].node.metadata["source_path"].startswith(("geokit/agents", "recipes"))
 
 

@@ -1,0 +1,79 @@
+"""Word-form variants of query words, found in the index's own vocabulary.
+
+A question says "cached", "log" or "validation"; the code says ``cache``,
+``logging`` and ``validators``. Stemming the index would merge those, but it
+mangles identifiers and changes what an exact word match means (and measured
+no better). So the index stays unstemmed and only the **query** reaches out:
+each plain query word brings the vocabulary words that share its Snowball
+stem, scored as a third part of the lexical score,
+
+    L(c) = BM25(c, q) + w_e * BM25(c, e(q)) + w_v * BM25(c, v(q))
+
+with ``w_v = variant_weight`` (0.8): a variant is weaker evidence than the
+user's own word. The forms of one word are alternatives: ``BM25(c, v(q))``
+takes, per query word, the best of its variants (``bm25.variant_scores``).
+Identifiers (words with ``_`` or digits) never vary, and a query word's
+variants come only from words the corpus actually contains.
+
+The confidence rule ignores ``v(q)`` (``top_score`` and coverage are those of
+the user's own words): variants widen the search, not the claim.
+
+Snowball comes from PyStemmer, which ``llama-index-retrievers-bm25`` already
+requires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+MIN_WORD_LENGTH = 3
+MAX_VARIANTS_PER_WORD = 4
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    try:
+        import Stemmer
+    except ImportError as exc:  # pragma: no cover - a dependency of llama-index-retrievers-bm25
+        raise ImportError("query word variants need PyStemmer: pip install PyStemmer") from exc
+    return Stemmer.Stemmer("english")
+
+
+def _plain(word: str) -> bool:
+    return len(word) >= MIN_WORD_LENGTH and word.isascii() and word.isalpha()
+
+
+def variant_table(vocabulary: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Stem -> the plain vocabulary words with that stem, for stems that have two or more.
+
+    Example:
+        >>> table = variant_table(["cache", "cached", "caching", "load_all", "loader"])
+        >>> table
+        {'cach': ('cache', 'cached', 'caching')}
+    """
+    words = sorted(w for w in vocabulary if _plain(w))
+    groups: dict[str, list[str]] = {}
+    for word, stem in zip(words, _stemmer().stemWords(words), strict=True):
+        groups.setdefault(stem, []).append(word)
+    return {stem: tuple(ws) for stem, ws in groups.items() if len(ws) > 1}
+
+
+def variant_groups(query_tokens: Sequence[str], table: Mapping[str, Sequence[str]],
+                   exclude: Iterable[str] = ()) -> list[tuple[str, ...]]:
+    """Per plain query word that has any, its variants not already in the query.
+
+    Example:
+        >>> variant_groups(["cached", "load_all"], {"cach": ("cache", "cached", "caching")})
+        [('cache', 'caching')]
+    """
+    seen = set(query_tokens) | set(exclude)
+    plain = [t for t in query_tokens if _plain(t)]
+    out: list[tuple[str, ...]] = []
+    for stem in _stemmer().stemWords(plain):
+        group = tuple(t for t in table.get(stem, ()) if t not in seen)[:MAX_VARIANTS_PER_WORD]
+        if group:
+            seen.update(group)
+            out.append(group)
+    return out
