@@ -89,6 +89,7 @@ class DocChunk:
             "kind": kind, "source_path": source_path, "heading": self.heading,
             "heading_path": list(self.heading_path), "start_line": self.start_line,
             "end_line": self.end_line, "refs": list(self.refs),
+            "code_refs": list(extract_code_refs(self.body)),
         }
 
 
@@ -433,6 +434,43 @@ def extract_refs(text: str) -> tuple[str, ...]:
         if _DOTTED_NAME.match(name):
             seen.setdefault(name, None)
     return tuple(seen)
+
+
+_CODE_LINE = re.compile(r"^(?:\s*(?:>>>|\.\.\.)\s|\s{3,}\S)")
+_CODE_IMPORT = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+\(?\s*([\w\s,]+)")
+_CODE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(")
+
+
+def extract_code_refs(text: str) -> tuple[str, ...]:
+    """API names a section's code examples use: imported names and called names.
+
+    Code is what is inside Markdown fences, doctest lines (``>>>``, ``...``) and
+    indented lines (reST literal and code blocks). Names only; whether they are
+    the section's topic is decided later, against the whole corpus (a name
+    every example imports says nothing about one section).
+
+    Example:
+        >>> extract_code_refs("Use it:\n\n    >>> from pkg.box import Box\n    >>> Box(1)\n")
+        ('pkg.box.Box', 'Box')
+    """
+    fences = _FenceTracker()
+    code = [line for line in text.split("\n") if fences.inside(line) or _CODE_LINE.match(line)]
+    names: dict[str, None] = {}
+    for line in code:
+        for m in _CODE_IMPORT.finditer(line):
+            for name in m.group(2).split(","):
+                leaf = name.strip().split(" ")[0]
+                if leaf.isidentifier():
+                    names.setdefault(f"{m.group(1)}.{leaf}", None)
+        for m in _CODE_CALL.finditer(line):
+            if m.group(1) not in _NOT_API:
+                names.setdefault(m.group(1), None)
+    return tuple(names)
+
+
+_NOT_API = frozenset({"print", "len", "list", "dict", "set", "tuple", "str", "int", "float",
+                      "bool", "range", "isinstance", "type", "super", "repr", "open", "sorted",
+                      "getattr", "setattr", "hasattr", "lambda", "if", "for", "while", "return"})
 
 
 # -- nodes -----------------------------------------------------------------------

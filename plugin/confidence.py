@@ -8,6 +8,9 @@ configured floor codecite compares a size-independent score instead:
 
     coverage = sum_{t in q, t matched by a top-3 node} idf(t) / sum_{t in q} idf(t)
 
+(the top 3 distinct pieces of evidence: a node ranked by doc propagation is
+evidence through the section that lent it relevance, counted once)
+
 where a query token absent from the corpus weighs like the rarest token
 (idf of df = 1). Coverage is the share of the query's information that the
 best evidence accounts for; it is in [0, 1] at any corpus size. Two checks
@@ -99,7 +102,7 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
         return 0.0
     if ctx.variants and ctx.mode == "lexical" and hasattr(retriever, "score_all"):
         # variants widen the search, not the claim: judge the evidence for the user's words
-        ctx = retriever.retrieve_context(ctx.query, depth, variants=False)
+        ctx = retriever.retrieve_context(ctx.query, depth * 4, variants=False)
     rows = _row_indexes(retriever, ctx, depth)
     matched = 0.0
     for tok, w in weights.items():
@@ -117,8 +120,16 @@ def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarra
     if positions is None:
         positions = {n.node_id: i for i, n in enumerate(retriever.nodes)}
         retriever._positions = positions
-    return np.array([positions[n.node.node_id] for n in ctx.nodes[:depth]
-                     if n.node.node_id in positions], dtype=np.int64)
+    evidence: dict[str, None] = {}
+    for n in ctx.nodes:
+        lent = ctx.breakdown.get(n.node.node_id)
+        # a node ranked by doc propagation is evidence only through the section that lent
+        # it relevance: that section's text, counted once however many symbols it names
+        evidence.setdefault(lent.propagated_from if lent is not None and lent.propagated_from
+                            else n.node.node_id, None)
+        if len(evidence) == depth:
+            break
+    return np.array([positions[i] for i in evidence if i in positions], dtype=np.int64)
 
 
 def assess(retriever: Any, ctx: RetrievedContext, project_resolved: bool = False,

@@ -143,10 +143,38 @@ def doc_edges(keys: Keys, table: SymbolTable) -> tuple[list[int], list[int]]:
                 seen.add(target)
                 sections.append(i)
                 symbols.append(index_of[target])
+    known = set(zip(sections, symbols, strict=True))
+    for code_section, code_symbol in code_edges(keys, resolver, index_of, known):
+        sections.append(code_section)
+        symbols.append(code_symbol)
     for alias_node, target_node in alias_edges(keys, table, index_of):
         sections.append(alias_node)
         symbols.append(target_node)
     return sections, symbols
+
+
+MAX_CODE_REF_SECTIONS = 2
+
+
+def code_edges(keys: Keys, resolver: RefResolver, index_of: dict[str, int],
+               known: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(section, symbol) for symbols a section's code examples use, when specific.
+
+    A symbol that the examples of many sections import (``define``, ``field``)
+    says nothing about any one of them; one used by the examples of at most
+    ``MAX_CODE_REF_SECTIONS`` sections (``SandboxedEnvironment`` on the sandbox
+    page) is what those sections are about.
+    """
+    users: dict[int, list[int]] = {}
+    for i, (kind, refs) in enumerate(zip(keys.kind, keys.code_refs, strict=True)):
+        if kind not in DOC_KINDS or not refs:
+            continue
+        targets = {resolver.resolve(ref) for ref in refs} - {None}
+        for target in targets:
+            users.setdefault(index_of[str(target)], []).append(i)
+    return sorted((section, symbol) for symbol, sections in users.items()
+                  if len(sections) <= MAX_CODE_REF_SECTIONS for section in sections
+                  if (section, symbol) not in known)
 
 
 _ALIAS_VALUE = re.compile(r"^(?:(?:functools\.)?partial\(\s*)?([A-Za-z_][\w.]*)\s*[,)]?")

@@ -38,8 +38,8 @@ ARRAYS = ("doc_ptr", "doc_ids", "doc_tf", "prose_ptr", "prose_ids", "ident_ptr",
 ARRAY_FILES = tuple(f"{REUSE_DIR}/{name}.npy" for name in ARRAYS)
 REUSE_FILES = (KEYS_FILE, KEYS_ARRAY, SYMBOLS_TEXT, VOCAB_FILE, *ARRAY_FILES)
 # The metadata fields derived tables read; every other field stays in nodes.jsonl only.
-KEY_FIELDS = ("kind", "symbol", "module", "symbol_type", "signature", "refs", "docstring",
-              "public", "workflow")
+KEY_FIELDS = ("kind", "symbol", "module", "symbol_type", "signature", "refs", "code_refs",
+              "docstring", "public", "workflow")
 CODED = ("kind", "symbol_type", "workflow", "module")  # few distinct values: stored as codes
 CODE_KINDS = ("python_symbol", "python_method")
 DOC_KINDS = ("doc_section", "recipe", "module_doc")
@@ -56,6 +56,7 @@ def node_keys(meta: dict[str, Any]) -> dict[str, Any]:
         "symbol_type": meta.get("symbol_type"),
         "signature": meta.get("signature") if meta.get("symbol_type") == "assignment" else None,
         "refs": list(meta.get("refs") or []) if kind in DOC_KINDS else [],
+        "code_refs": list(meta.get("code_refs") or []) if kind in DOC_KINDS else [],
         "docstring": bool(meta.get("docstring")), "public": meta.get("public"),
         "workflow": meta.get("workflow"),
     }
@@ -104,6 +105,7 @@ class Keys:
     symbol_type: list[str | None] = field(default_factory=list)
     signature: list[str | None] = field(default_factory=list)
     refs: list[list[str]] = field(default_factory=list)
+    code_refs: list[list[str]] = field(default_factory=list)
     docstring: list[bool] = field(default_factory=list)
     public: list[bool | None] = field(default_factory=list)
     workflow: list[str | None] = field(default_factory=list)
@@ -155,7 +157,8 @@ class Keys:
         (index_dir / SYMBOLS_TEXT).write_text("\n".join(s or "" for s in self.symbol),
                                               encoding="utf-8")
         sparse = {"signature": {i: v for i, v in enumerate(self.signature) if v is not None},
-                  "refs": {i: v for i, v in enumerate(self.refs) if v}}
+                  "refs": {i: v for i, v in enumerate(self.refs) if v},
+                  "code_refs": {i: v for i, v in enumerate(self.code_refs) if v}}
         (index_dir / KEYS_FILE).write_text(json.dumps(
             {"tables": {name: list(t) for name, t in tables.items()}, **sparse},
             ensure_ascii=False), encoding="utf-8")
@@ -185,13 +188,17 @@ class Keys:
                  for name, table, col in zip(CODED, tables, cols, strict=False)}
         signature: list[str | None] = [None] * n
         refs: list[list[str]] = [[] for _ in range(n)]
+        code_refs: list[list[str]] = [[] for _ in range(n)]
         for i, v in meta.get("signature", {}).items():
             signature[int(i)] = v
         for i, v in meta.get("refs", {}).items():
             refs[int(i)] = v
+        for i, v in meta.get("code_refs", {}).items():
+            code_refs[int(i)] = v
         return cls(kind=coded["kind"], symbol=[s or None for s in symbols[:n]],
                    module=coded["module"], symbol_type=coded["symbol_type"],
-                   signature=signature, refs=refs, docstring=[bool(d) for d in cols[-2]],
+                   signature=signature, refs=refs, code_refs=code_refs,
+                   docstring=[bool(d) for d in cols[-2]],
                    public=[None if p < 0 else bool(p) for p in cols[-1]],
                    workflow=coded["workflow"])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codecite.indexing import alias_edges, doc_edges
+from codecite.node_parsers.docs import extract_code_refs
 from codecite.node_parsers.python import parse_python_source
 from codecite.symbols import SymbolTable
 from codecite.terms import Keys, node_keys
@@ -58,3 +59,29 @@ def test_doc_references_resolve_through_reexports_and_leaf_names() -> None:
     from_doc = {_symbol(records, s) for sec, s in zip(sections, symbols, strict=True)
                 if records[sec]["id"] == "doc"}
     assert from_doc == {"pkg.ib", "pkg._make.define"}
+
+
+def test_code_examples_name_the_api_they_use() -> None:
+    text = ("Render safely.\n\n.. code-block:: pycon\n\n"
+            "    >>> from pkg.sandbox import Box, Jail as J\n    >>> env = Box()\n"
+            "    >>> print(len(env))\n\nProse that says Tool() is not code.\n\n"
+            "```python\nfrom pkg import define\nvalidators.in_([1, 2])\n```\n")
+    assert extract_code_refs(text) == ("pkg.sandbox.Box", "pkg.sandbox.Jail", "Box",
+                                       "pkg.define", "validators.in_")
+
+
+def test_code_refs_give_edges_only_for_names_few_sections_use() -> None:
+    parts = [parse_python_source(IMPL, "pkg/_make.py", "pkg._make"),
+             parse_python_source(INIT, "pkg/__init__.py", "pkg")]
+    records = [{"metadata": n.metadata} for p in parts for n in p.nodes]
+    for i, code in enumerate([["pkg.define", "attrib"], ["pkg.define"], ["pkg.define"]]):
+        records.append({"metadata": {"kind": "doc_section", "source_path": f"docs/{i}.md",
+                                     "refs": [], "code_refs": code}})
+    table = SymbolTable.from_parts([p.namespace.to_json() for p in parts],
+                                   [r["metadata"] for r in records])
+    sections, symbols = doc_edges(_keys(records), table)
+    edges = {(records[s]["metadata"]["source_path"], _symbol(records, t))
+             for s, t in zip(sections, symbols, strict=True)
+             if records[s]["metadata"]["kind"] == "doc_section"}
+    # `define` is in every example (says nothing of any one page); `attrib` in one
+    assert edges == {("docs/0.md", "pkg._make.attrib")}

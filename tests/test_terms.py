@@ -141,10 +141,12 @@ def test_rows_take_selects_rows_in_order() -> None:
 
 def test_keys_round_trip_through_arrays_and_text(tmp_path: Path) -> None:
     rows = [{"kind": "python_symbol", "symbol": f"pkg.mod.f{i}", "module": "pkg.mod",
-             "symbol_type": "function", "signature": None, "refs": [], "docstring": i == 1,
+             "symbol_type": "function", "signature": None, "refs": [], "code_refs": [],
+             "docstring": i == 1,
              "public": i != 2, "workflow": None} for i in range(3)]
     rows.append({"kind": "doc_section", "symbol": None, "module": None, "symbol_type": None,
-                 "signature": None, "refs": ["pkg.mod.f1", "f2"], "docstring": False,
+                 "signature": None, "refs": ["pkg.mod.f1", "f2"], "code_refs": ["pkg.mod.f0"],
+                 "docstring": False,
                  "public": None, "workflow": "io"})
     rows.append({**rows[0], "symbol": "pkg.mod.alias", "symbol_type": "assignment",
                  "signature": "alias = f0"})
