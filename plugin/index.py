@@ -55,6 +55,10 @@ KINDS = ("python_symbol", "python_method", "module_doc", "doc_section", "recipe"
 _DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 
 
+QUERY_OPTIONS = frozenset({"kind", "workflow", "path", "filters", "dense",
+                           "embed_model", "vector_store", "symbol_gate"})  # the last: dense
+
+
 class CodeciteIndex:
     """A built codecite index, loaded from ``.codecite/``.
 
@@ -212,6 +216,10 @@ class CodeciteIndex:
         """Ranked, explained evidence for ``query`` (retrieval only, no answer)."""
         if not isinstance(query, str) or not query.strip():
             raise QueryError("the query is empty; ask a question or name a symbol")
+        unknown = sorted(set(filters) - QUERY_OPTIONS - set(self._parts))
+        if unknown:
+            raise QueryError(f"query() got an unknown argument {unknown[0]!r}; it takes k (the "
+                             "number of results), kind, workflow, path, filters and dense")
         dense = bool(filters.pop("dense", False))
         retriever = self.retriever(k, dense=dense, **filters)
         return retriever.retrieve_context(query)

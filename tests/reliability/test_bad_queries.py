@@ -83,6 +83,7 @@ def test_huge_k_returns_every_match(index: codecite.CodeciteIndex) -> None:
     ({"query": "phase", "path": "nowhere/"}, "no indexed file is under path 'nowhere/'"),
     ({"query": "phase", "path": "/"}, "no indexed file is under path '/'"),
     ({"query": "phase", "path": "geo"}, "no indexed file is under path 'geo'"),
+    ({"query": "phase", "top_k": 40}, "unknown argument 'top_k'; it takes k (the number"),
 ])
 def test_bad_query_arguments_raise_query_error(index: codecite.CodeciteIndex,
                                                kwargs: dict, message: str) -> None:
