@@ -332,9 +332,9 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
     annotate_public(keys, table)
     flipped = [i for i, (old, new) in enumerate(zip(before, keys.public, strict=True))
                if old != new]
-    starts = np.cumsum([0] + [fr.count for fr in results]).tolist()
+    starts = np.cumsum([0] + [fr.count for fr in results]).tolist()[:-1]
     chunks = [_node_chunk(fr, start, keys.public, flipped)
-              for fr, start in zip(results, starts, strict=False)]
+              for fr, start in zip(results, starts, strict=True)]
     with staging_dir(cfg.index_path) as tmp:
         nodes_digest = write_bytes_hashed(tmp / NODES, chunks)
         terms.save(tmp)
@@ -351,8 +351,9 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
 
 
 def _new_rows(fr: FileResult) -> NewRows:
-    pairs = [mining_rows(node_keys(r["metadata"]), t)
-             for r, t in zip(fr.records, fr.tokens, strict=True)]
+    k = fr.keys
+    pairs = [mining_rows(*row) for row in zip(k.kind, k.symbol, k.docstring, fr.tokens,
+                                              strict=True)]
     return NewRows(fr.tokens, [p for p, _ in pairs], [i for _, i in pairs])
 
 
@@ -395,8 +396,8 @@ def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int
                 rec["metadata"]["public"] = flag
         return b"".join(json.dumps(rec, ensure_ascii=False).encode("utf-8") + b"\n"
                         for rec in fr.records)
-    lo = bisect.bisect_left(flipped, start)
-    mine = [i for i in flipped[lo:bisect.bisect_left(flipped, start + fr.count)]]
+    mine = flipped[bisect.bisect_left(flipped, start):
+                   bisect.bisect_left(flipped, start + fr.count)]
     if not mine:
         return fr.chunk
     lines = fr.chunk.split(b"\n")[:-1]

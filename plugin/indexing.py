@@ -27,7 +27,7 @@ from codecite.retrievers.mined import Rows, mine_rows
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import ScoringSettings
 from codecite.symbols import SymbolTable
-from codecite.terms import CODE_KINDS, DOC_KINDS, Keys, NodeTerms
+from codecite.terms import CODE_KINDS, DOC_KINDS, Keys, NodeTerms, mined
 
 
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
@@ -214,7 +214,7 @@ def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:
     """
     nodes = np.array([i for i, (kind, doc) in enumerate(zip(keys.kind, keys.docstring,
                                                               strict=True))
-                      if doc and kind in CODE_KINDS], dtype=np.int64)
+                      if mined(kind, doc)], dtype=np.int64)
     words = Rows(terms.prose_ptr, terms.prose_ids).take(nodes)
     idents = Rows(terms.ident_ptr, terms.ident_ids).take(nodes)
     return mine_rows(words, idents, terms.vocab, vocab_sorted=True)

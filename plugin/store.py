@@ -95,13 +95,6 @@ def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False, sort_keys=False), encoding="utf-8")
 
 
-def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False))
-            fh.write("\n")
-
-
 def read_jsonl(path: Path) -> list[Any]:
     check_size(path)
     rows = []
@@ -138,9 +131,13 @@ def read_verified(index_dir: Path, manifest: dict[str, Any], rel: str) -> bytes:
     except FileNotFoundError as exc:
         raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
     if hashlib.sha256(data).hexdigest() != manifest.get("checksums", {}).get(rel):
-        raise IndexIntegrityError(f"index file '{path}' does not match its checksum in "
-                                  f"{MANIFEST} (truncated or edited); {REBUILD_FIX}")
+        raise _checksum_mismatch(path)
     return data
+
+
+def _checksum_mismatch(path: Path) -> IndexIntegrityError:
+    return IndexIntegrityError(f"index file '{path}' does not match its checksum in "
+                               f"{MANIFEST} (truncated or edited); {REBUILD_FIX}")
 
 
 @contextlib.contextmanager
@@ -232,8 +229,7 @@ def verify_files(index_dir: Path, manifest: dict[str, Any],
         except FileNotFoundError as exc:  # removed by a build swapping the index in
             raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
         if digest != expected[rel]:
-            raise IndexIntegrityError(f"index file '{path}' does not match its checksum in "
-                                      f"{MANIFEST} (truncated or edited); {REBUILD_FIX}")
+            raise _checksum_mismatch(path)
 
 
 # -- atomic replacement ----------------------------------------------------------------

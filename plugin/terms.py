@@ -72,12 +72,13 @@ def name_parts(symbol: str | None) -> list[str]:
     return sorted(parts)
 
 
-def mined(keys: dict[str, Any]) -> bool:
+def mined(kind: str | None, docstring: Any) -> bool:
     """Whether a node takes part in mined expansion: a documented code symbol."""
-    return keys.get("kind") in CODE_KINDS and bool(keys.get("docstring"))
+    return kind in CODE_KINDS and bool(docstring)
 
 
-def mining_rows(keys: dict[str, Any], tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+def mining_rows(kind: str | None, symbol: str | None, docstring: Any,
+                tokens: Sequence[str]) -> tuple[list[str], list[str]]:
     """What a node contributes to mined expansion: (prose words, identifier tokens).
 
     For a documented code node: its tokens that are plain words (no ``_``)
@@ -85,9 +86,9 @@ def mining_rows(keys: dict[str, Any], tokens: Sequence[str]) -> tuple[list[str],
     ``MAX_PROSE_WORDS`` (name, signature, summary); and its name parts.
     Other nodes contribute nothing.
     """
-    if not mined(keys):
+    if not mined(kind, docstring):
         return [], []
-    own = name_parts(keys.get("symbol"))
+    own = name_parts(symbol)
     own_set = set(own)
     words = [t for t in dict.fromkeys(tokens) if "_" not in t and t not in own_set]
     return words[:MAX_PROSE_WORDS], own
@@ -135,9 +136,6 @@ class Keys:
                 else:
                     column.extend(getattr(part, name))
         return keys
-
-    def slice(self, start: int, stop: int) -> Keys:
-        return Keys(**{name: getattr(self, name)[start:stop] for name in KEY_FIELDS})
 
     def save(self, index_dir: Path) -> None:
         """Columns as arrays and plain text, which load several times faster than JSON.

@@ -113,12 +113,12 @@ def test_node_terms_round_trip_and_refuse_inconsistent_arrays(tmp_path: Path) ->
 
 
 def test_mining_rows_take_documented_code_nodes_only() -> None:
-    keys = {"kind": "python_symbol", "symbol": "pkg.io.load_survey", "docstring": True}
-    words, idents = mining_rows(keys, ["load_survey", "load", "survey", "read", "a", "line",
-                                       "read"])
+    code = ("python_symbol", "pkg.io.load_survey")
+    words, idents = mining_rows(*code, True, ["load_survey", "load", "survey", "read", "a",
+                                              "line", "read"])
     assert words == ["read", "a", "line"] and idents == ["load", "load_survey", "survey"]
-    assert mining_rows({**keys, "docstring": False}, ["read"]) == ([], [])
-    assert mining_rows({"kind": "doc_section"}, ["read"]) == ([], [])
+    assert mining_rows(*code, False, ["read"]) == ([], [])
+    assert mining_rows("doc_section", None, False, ["read"]) == ([], [])
 
 
 def test_mine_rows_equals_the_string_form() -> None:
