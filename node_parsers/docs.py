@@ -241,6 +241,81 @@ def rst_headings(lines: Sequence[str]) -> list[Heading]:
     return heads
 
 
+# -- glossaries -------------------------------------------------------------------
+
+GLOSSARY_LEVEL = 99  # below every real heading: a term ends at the next term or heading
+_MYST_GLOSSARY = re.compile(r"^ {0,3}(:{3,}|`{3,})\{glossary\}\s*$")
+_RST_GLOSSARY = re.compile(r"^(\s*)\.\. glossary::\s*$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _glossary_block(lines: Sequence[str], i: int) -> tuple[int, int, int] | None:
+    """(first body line, end exclusive, term indent) of a glossary opening at line ``i``."""
+    m = _MYST_GLOSSARY.match(lines[i])
+    if m is not None:  # MyST: terms at column 0 up to the closing fence
+        marker = m.group(1)
+        for j in range(i + 1, len(lines)):
+            if lines[j].strip().startswith(marker[0] * len(marker)) and \
+                    not lines[j].strip().strip(marker[0]):
+                return i + 1, j, _indent(lines[i])
+        return None
+    m = _RST_GLOSSARY.match(lines[i])
+    if m is None:
+        return None
+    base = len(m.group(1))
+    body = [j for j in range(i + 1, len(lines)) if lines[j].strip()]
+    end = next((j for j in body if _indent(lines[j]) <= base), len(lines))
+    inside = [j for j in body if j < end and not lines[j].strip().startswith(":")]
+    return (i + 1, end, _indent(lines[inside[0]])) if inside else None
+
+
+def _outside_fences(lines: Sequence[str]) -> list[bool]:
+    """Per line: no fenced code block is open when the line starts."""
+    fences = _FenceTracker()
+    out = []
+    for line in lines:
+        out.append(fences.marker is None)
+        fences.inside(line)
+    return out
+
+
+def glossary_headings(lines: Sequence[str], first: int = 0,
+                      markdown: bool = False) -> list[Heading]:
+    """Each term of a glossary (MyST ``{glossary}``, reST ``.. glossary::``) as a heading.
+
+    A glossary defines many terms in one block; as one section it would match
+    every question about any of them and name every symbol they mention. Split,
+    each definition is a section of its own under the page's heading path.
+    Consecutive term lines (synonyms sharing one definition) make one title.
+    """
+    heads: list[Heading] = []
+    opener_allowed = _outside_fences(lines) if markdown else [True] * len(lines)
+    i = first
+    while i < len(lines):
+        block = _glossary_block(lines, i) if opener_allowed[i] else None
+        if block is None:
+            i += 1
+            continue
+        lo, hi, indent = block
+        j = lo
+        while j < hi:
+            line = lines[j]
+            if line.strip() and _indent(line) == indent and not line.strip().startswith(":"):
+                k = j
+                while k + 1 < hi and lines[k + 1].strip() and _indent(lines[k + 1]) == indent:
+                    k += 1
+                title = ", ".join(lines[t].strip() for t in range(j, k + 1))
+                heads.append(Heading(GLOSSARY_LEVEL, title, j, k + 1))
+                j = k + 1
+            else:
+                j += 1
+        i = hi
+    return heads
+
+
 # -- sections and splitting ------------------------------------------------------
 
 def _sections(lines: Sequence[str], heads: Sequence[Heading], first: int,
@@ -361,14 +436,17 @@ def markdown_chunks(text: str, source_path: str,
     """Markdown sections as chunks (front matter skipped, line numbers kept)."""
     lines = _split_lines(text)
     first = front_matter_end(lines)
-    return _chunks(lines, markdown_headings(lines, first), first, source_path, max_chars)
+    heads = sorted(markdown_headings(lines, first) + glossary_headings(lines, first, markdown=True),
+                   key=lambda h: h.start)
+    return _chunks(lines, heads, first, source_path, max_chars)
 
 
 def rst_chunks(text: str, source_path: str,
                max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[DocChunk]:
     """reStructuredText sections as chunks."""
     lines = _split_lines(text)
-    return _chunks(lines, rst_headings(lines), 0, source_path, max_chars)
+    heads = sorted(rst_headings(lines) + glossary_headings(lines), key=lambda h: h.start)
+    return _chunks(lines, heads, 0, source_path, max_chars)
 
 
 # -- refs ------------------------------------------------------------------------

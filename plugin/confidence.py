@@ -92,7 +92,13 @@ def _looks_like_name(query: str, start: int, word: str) -> bool:
 
 
 def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH) -> float:
-    """Share of the query's idf mass matched by the top ``depth`` nodes."""
+    """Share of the query's idf mass matched by the top ``depth`` nodes.
+
+    With word variants on, the evidence is the better of two top-``depth`` lists:
+    the ranking shown and the ranking by the user's own words alone. Either way
+    only the user's own words count as matched: variants widen the search, not
+    the claim.
+    """
     bm25 = retriever.bm25
     idf, max_idf = _idf(bm25)
     weights = {t: (float(idf[bm25.vocab_dict[t]]) if t in bm25.vocab_dict else max_idf)
@@ -100,19 +106,22 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
     total = sum(weights.values())
     if total <= 0 or not ctx.nodes:
         return 0.0
+    contexts = [ctx]
     if ctx.variants and ctx.mode == "lexical" and hasattr(retriever, "score_all"):
-        # variants widen the search, not the claim: judge the evidence for the user's words
-        ctx = retriever.retrieve_context(ctx.query, depth * 4, variants=False)
-    rows = _row_indexes(retriever, ctx, depth)
-    matched = 0.0
-    for tok, w in weights.items():
-        tid = bm25.vocab_dict.get(tok)
-        if tid is None:
-            continue
-        lo, hi = int(bm25.scores["indptr"][tid]), int(bm25.scores["indptr"][tid + 1])
-        if np.isin(np.asarray(bm25.scores["indices"][lo:hi]), rows).any():
-            matched += w
-    return matched / total
+        contexts.append(retriever.retrieve_context(ctx.query, depth * 4, variants=False))
+    best = 0.0
+    for evidence in contexts:
+        rows = _row_indexes(retriever, evidence, depth)
+        matched = 0.0
+        for tok, w in weights.items():
+            tid = bm25.vocab_dict.get(tok)
+            if tid is None:
+                continue
+            lo, hi = int(bm25.scores["indptr"][tid]), int(bm25.scores["indptr"][tid + 1])
+            if np.isin(np.asarray(bm25.scores["indices"][lo:hi]), rows).any():
+                matched += w
+        best = max(best, matched / total)
+    return best
 
 
 def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarray:
@@ -120,16 +129,20 @@ def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarra
     if positions is None:
         positions = {n.node_id: i for i, n in enumerate(retriever.nodes)}
         retriever._positions = positions
-    evidence: dict[str, None] = {}
+    evidence: dict[str, set[str]] = {}
     for n in ctx.nodes:
         lent = ctx.breakdown.get(n.node.node_id)
-        # a node ranked by doc propagation is evidence only through the section that lent
-        # it relevance: that section's text, counted once however many symbols it names
-        evidence.setdefault(lent.propagated_from if lent is not None and lent.propagated_from
-                            else n.node.node_id, None)
-        if len(evidence) == depth:
+        # a node ranked by doc propagation counts as the section that lent it relevance,
+        # once however many symbols that section names; its own text adds to that evidence
+        lender = lent.propagated_from if lent is not None and lent.propagated_from else None
+        if lender is None and len(evidence) == depth:
             break
-    return np.array([positions[i] for i in evidence if i in positions], dtype=np.int64)
+        if lender is not None and lender not in evidence and len(evidence) == depth:
+            continue
+        evidence.setdefault(lender or n.node.node_id, {lender or n.node.node_id}).add(
+            n.node.node_id)
+    rows = {positions[i] for ids in evidence.values() for i in ids if i in positions}
+    return np.array(sorted(rows), dtype=np.int64)
 
 
 def assess(retriever: Any, ctx: RetrievedContext, project_resolved: bool = False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codecite.node_parsers.schema import CODE_KINDS
 from codecite.retrievers.render import label_of
 from codecite.retrievers.results import RetrievedContext
 
@@ -21,6 +22,7 @@ def explain_text(ctx: RetrievedContext) -> str:
         " * zero_config",
     ]
     labels = {n.node.node_id: label_of(n.node.metadata) for n in ctx.nodes}
+    kinds = {n.node.node_id: n.node.metadata.get("kind") for n in ctx.nodes}
     for i, nws in enumerate(ctx.nodes, 1):
         b = ctx.breakdown.get(nws.node.node_id)
         if b is None:
@@ -33,7 +35,9 @@ def explain_text(ctx: RetrievedContext) -> str:
             f"{b.zero_config:.2f} = {b.composed:.3f}")
         if b.propagated_from:
             src = labels.get(b.propagated_from, b.propagated_from)
-            lines.append(f"    propagated from doc section {src}: final {b.final:.3f}")
+            how = ("scored as its alias" if kinds.get(b.propagated_from) in CODE_KINDS
+                   else "propagated from doc section")
+            lines.append(f"    {how} {src}: final {b.final:.3f}")
         if b.dense_cosine is not None or b.dense_rank is not None:
             lines.append(f"    dense cosine {b.dense_cosine}, lexical rank {b.lexical_rank}, "
                          f"dense rank {b.dense_rank}, fused {b.final:.5f}")

@@ -231,8 +231,10 @@ class CodeciteRetriever(BM25Retriever):
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
         final, parts = self.score_all(query_str, variants)
+        aliases = (self.propagation.is_alias if self.propagation is not None
+                   and parts["sources"] is not None else None)
         order = rank_order(final, k, self.settings.max_sections_per_file, self._arrays.doc_files,
-                           tiebreak=parts["composed"])
+                           tiebreak=parts["composed"], last=aliases)
         ctx = RetrievedContext(query=query_str, tokens=parts["tokens"],
                                expansion=parts["expansion"],
                                expansion_source=parts["source"], workflow=parts["workflow"],
@@ -293,9 +295,11 @@ def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndar
 
 def rank_order(scores: np.ndarray, k: int, max_per_file: int,
                doc_files: Sequence[str | None],
-               tiebreak: np.ndarray | None = None) -> list[int]:
-    """Indexes of the top ``k`` positive scores; ties broken by ``tiebreak`` (higher
-    first, e.g. a propagated symbol's own score), then by node order.
+               tiebreak: np.ndarray | None = None,
+               last: np.ndarray | None = None) -> list[int]:
+    """Indexes of the top ``k`` positive scores. Ties go to nodes not marked ``last``
+    (an alias ranks after the symbol it renames), then to the higher ``tiebreak``
+    (e.g. a propagated symbol's own score), then to node order.
 
     At most ``max_per_file`` sections of one doc or recipe file are kept (0 = no
     limit), so one long page cannot crowd out the symbol it documents.
@@ -303,8 +307,9 @@ def rank_order(scores: np.ndarray, k: int, max_per_file: int,
     positive = np.flatnonzero(scores > 0)
     if positive.size == 0:
         return []
-    second = -tiebreak[positive] if tiebreak is not None else np.zeros(positive.size)
-    order = positive[np.lexsort((positive, second, -scores[positive]))]
+    third = -tiebreak[positive] if tiebreak is not None else np.zeros(positive.size)
+    second = last[positive] if last is not None else np.zeros(positive.size, dtype=bool)
+    order = positive[np.lexsort((positive, third, second, -scores[positive]))]
     if max_per_file <= 0:
         return [int(i) for i in order[:k]]
     out: list[int] = []

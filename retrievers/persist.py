@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from llama_index.core.schema import TextNode
 
-from codecite.node_parsers.schema import HIDDEN_METADATA_KEYS
+from codecite.node_parsers.schema import CODE_KINDS, HIDDEN_METADATA_KEYS
 
 from .lexical import load_bm25, save_bm25
 from .propagation import DocPropagation
@@ -91,7 +92,9 @@ def load_parts(path: Path, nodes: list[TextNode]) -> dict[str, Any]:
     return {
         "settings": ScoringSettings.from_json(saved.get("settings", {})),
         "similarity_top_k": saved.get("similarity_top_k", 10),
-        "propagation": DocPropagation(edges["sections"], edges["symbols"], len(nodes))
+        "propagation": DocPropagation(
+            edges["sections"], edges["symbols"], len(nodes),
+            code=np.array([n.metadata.get("kind") in CODE_KINDS for n in nodes], dtype=bool))
         if edges else None,
         "mined_expansion": read_optional_json(path / MINED_FILE) or {},
         "feedback": {sym: float(v.get("votes", 0)) for sym, v in feedback.items()}

@@ -7,6 +7,17 @@ nodes; at query time a referenced symbol's score becomes
     s'(sym) = max(s(sym), share * max_{sec refs sym} s(sec))
 
 The maximum, not a sum: summing lets heavily referenced symbols win everything.
+
+Some edges start at a code node instead: an alias assignment (``ib = attr =
+attrib``, ``frozen = partial(define, ...)``) points at the symbol it renames.
+An alias is the same object under another name, so its target takes the
+alias's whole final score, after the section edges (a section naming
+``attr.ib`` names ``attrib`` too):
+
+    s''(target) = max(s'(target), s'(alias))
+
+and at an equal score the target ranks first (``rank_order``'s ``last``): the
+definition is what a reader of ``attr.ib`` needs.
 """
 
 from __future__ import annotations
@@ -17,36 +28,53 @@ import numpy as np
 
 
 class DocPropagation:
-    """Edges (section node index -> symbol node index) and the max-share rule."""
+    """Edges (lender node index -> symbol node index) and the max-share rule."""
 
-    def __init__(self, sections: Sequence[int], symbols: Sequence[int], size: int) -> None:
+    def __init__(self, sections: Sequence[int], symbols: Sequence[int], size: int,
+                 code: np.ndarray | None = None) -> None:
+        """``code`` marks code nodes: an edge that starts at one is an alias edge."""
         self.sections = np.asarray(sections, dtype=np.int64)
         self.symbols = np.asarray(symbols, dtype=np.int64)
         self.size = size
+        alias = (code[self.sections] if code is not None
+                 else np.zeros(self.sections.size, dtype=bool))
+        self._doc = (self.sections[~alias], self.symbols[~alias])
+        self._alias = (self.sections[alias], self.symbols[alias])
+        self.is_alias = np.zeros(size, dtype=bool)
+        self.is_alias[self._alias[0]] = True
 
     def __len__(self) -> int:
         return int(self.sections.size)
 
     def apply(self, scores: np.ndarray, share: float, mask: np.ndarray | None = None,
               factor: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """New scores and, per node, the section index it took its score from (-1: own).
+        """New scores and, per node, the node it took its score from (-1: own).
 
         ``factor`` (per node, e.g. user feedback) scales what a symbol receives, so
         a demoted symbol stays demoted whatever section names it.
         """
         sources = np.full(self.size, -1, dtype=np.int64)
-        if self.sections.size == 0 or share <= 0:
+        if share <= 0:
             return scores, sources
-        contrib = share * scores[self.sections]
+        out = self._lend(scores, sources, *self._doc, share, mask, factor)
+        return self._lend(out, sources, *self._alias, 1.0, mask, factor), sources
+
+    def _lend(self, scores: np.ndarray, sources: np.ndarray, lenders: np.ndarray,
+              receivers: np.ndarray, share: float, mask: np.ndarray | None,
+              factor: np.ndarray | None) -> np.ndarray:
+        """``max(score, share * best lender's score)`` along the edges; ``sources`` updated."""
+        if lenders.size == 0:
+            return scores
+        contrib = share * scores[lenders]
         if factor is not None:
-            contrib = contrib * factor[self.symbols]
+            contrib = contrib * factor[receivers]
         best = np.zeros(self.size, dtype=np.float32)
-        np.maximum.at(best, self.symbols, contrib)
+        np.maximum.at(best, receivers, contrib)
         if mask is not None:
             best = np.where(mask, best, 0.0)
         improved = best > scores
         out = np.where(improved, best, scores).astype(np.float32)
-        winners = np.flatnonzero(improved[self.symbols] & (contrib == best[self.symbols]))
+        winners = np.flatnonzero(improved[receivers] & (contrib == best[receivers]))
         for edge in winners[::-1]:  # reversed: the first winning edge is written last
-            sources[self.symbols[edge]] = self.sections[edge]
-        return out, sources
+            sources[receivers[edge]] = lenders[edge]
+        return out

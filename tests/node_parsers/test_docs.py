@@ -203,6 +203,58 @@ def test_rst_preamble_before_first_title():
     assert _spans(parse_rst(text, "docs/index.rst")) == [(["index"], 1, 3), (["Title"], 5, 8)]
 
 
+# -- glossaries -------------------------------------------------------------------
+
+def test_myst_glossary_terms_are_sections_with_their_own_refs():
+    text = "\n".join([
+        "# Glossary", "", "Words we use.", "",                   # 1-4
+        ":::{glossary}",                                          # 5
+        "dict classes",                                           # 6
+        "  Classes whose instances keep a `__dict__`.", "",       # 7-8
+        "  See {func}`pkg.define`.", "",                          # 9-10
+        "slotted classes",                                        # 11
+        "slots",                                                  # 12
+        "  Classes with `pkg.slots` only.",                       # 13
+        ":::", "",                                                # 14-15
+        "# After", "", "More text.",                              # 16-18
+    ])
+    nodes = parse_markdown(text, "docs/glossary.md")
+    assert _spans(nodes) == [
+        (["Glossary"], 1, 5),
+        (["Glossary", "dict classes"], 6, 9),
+        (["Glossary", "slotted classes, slots"], 11, 14),
+        (["After"], 16, 18),
+    ]
+    assert nodes[1].metadata["refs"] == ["__dict__", "pkg.define"]
+    assert nodes[2].metadata["refs"] == ["pkg.slots"]
+
+
+def test_rst_glossary_terms_are_sections_the_last_running_to_the_next_heading():
+    text = "\n".join([
+        "Terms", "=====", "",                                     # 1-3
+        ".. glossary::", "   :sorted:", "",                       # 4-6
+        "   loader", "      Finds templates, see :class:`pkg.Loader`.", "",   # 7-9
+        "   environment", "      Holds the configuration.", "",   # 10-12
+        "Text after the glossary, in the Terms section.", "",     # 13-14
+        "Next", "====", "", "Body.",                              # 15-18
+    ])
+    nodes = parse_rst(text, "docs/terms.rst")
+    assert _spans(nodes) == [
+        (["Terms"], 1, 5),
+        (["Terms", "loader"], 7, 8),
+        (["Terms", "environment"], 10, 13),
+        (["Next"], 15, 18),
+    ]
+    assert nodes[1].metadata["refs"] == ["pkg.Loader"]
+
+
+def test_glossary_inside_a_code_fence_or_unclosed_is_not_split():
+    fenced = "# Doc\n\n```text\n:::{glossary}\nterm\n  def\n:::\n```\n"
+    assert _spans(parse_markdown(fenced, "docs/a.md")) == [(["Doc"], 1, 8)]
+    unclosed = "# Doc\n\n:::{glossary}\nterm\n  def\n"
+    assert _spans(parse_markdown(unclosed, "docs/b.md")) == [(["Doc"], 1, 5)]
+
+
 # -- splitting -------------------------------------------------------------------
 
 def _long_section():
