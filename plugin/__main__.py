@@ -1,7 +1,5 @@
 """``python -m codecite``."""
 
-import sys
+from codecite.cli import entry
 
-from codecite.cli import main
-
-sys.exit(main())
+entry()

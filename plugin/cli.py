@@ -235,6 +235,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args)
 
 
+def entry() -> None:
+    """The ``codecite`` command: ``main`` then exit without a final garbage collection.
+
+    At exit Python collects every object it tracks; after loading a 16,000-node
+    index that pass alone took 0.35 s of a 2 s ``codecite query``. Freezing the
+    heap first skips it; nothing is lost, the process ends right after.
+    """
+    code = main()
+    import gc
+
+    gc.freeze()
+    sys.exit(code)
+
+
 def _run(args: argparse.Namespace) -> int:
     from codecite.errors import CodeciteError, ConfigError, IndexNotFoundError, QueryError
 

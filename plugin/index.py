@@ -193,6 +193,8 @@ class CodeciteIndex:
         parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
         dense_options = {k: kwargs.pop(k) for k in ("embed_model", "vector_store", "symbol_gate")
                          if k in kwargs}  # codecite.dense.hybrid_retriever options
+        if "settings" not in kwargs and "feedback" not in kwargs:
+            parts["node_arrays"] = self._node_arrays()  # made once, not on every query
         parts.update(kwargs)
         lexical = CodeciteRetriever(self.nodes, self.bm25, similarity_top_k=similarity_top_k,
                                     kinds=kinds or None, workflow=workflow, path_prefix=path,

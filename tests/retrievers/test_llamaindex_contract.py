@@ -71,3 +71,27 @@ def test_persist_round_trip(built_sample: Path, tmp_path: Path) -> None:
         [(n.node.node_id, round(n.score, 4)) for n in again.retrieve(q)]
     from_index_dir = CodeciteRetriever.from_persist_dir(str(built_sample / ".codecite"))
     assert from_index_dir.retrieve(q)[0].node.node_id == retriever.retrieve(q)[0].node.node_id
+
+
+def test_loaded_nodes_equal_validated_text_nodes_and_share_nothing() -> None:
+    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+
+    from codecite.node_parsers.schema import HIDDEN_METADATA_KEYS
+    from codecite.retrievers.persist import node_from_record
+
+    meta = {"kind": "python_symbol", "symbol": "pkg.f", "source_path": "pkg/a.py",
+            "refs": ["x"], "public": True}
+    a = node_from_record({"id": "a", "text": "def f(): ...", "metadata": dict(meta)})
+    b = node_from_record({"id": "b", "text": "def g(): ...", "metadata": dict(meta)})
+    hidden = [k for k in HIDDEN_METADATA_KEYS if k in meta] + ["public"]
+    validated = TextNode(id_="a", text="def f(): ...", metadata=dict(meta),
+                         excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden)
+    assert a.model_dump() == validated.model_dump()
+    assert a.hash == validated.hash and a.get_content("llm") == validated.get_content("llm")
+    assert a.model_fields_set >= {"id_", "text", "metadata"}
+    a.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id="doc")
+    a.excluded_llm_metadata_keys.append("note")
+    a.metadata["note"] = "mine"
+    assert b.relationships == {} and "note" not in b.excluded_llm_metadata_keys
+    assert "note" not in a.excluded_embed_metadata_keys and "note" not in b.metadata
+    assert TextNode.model_validate(a.model_dump()) == a
