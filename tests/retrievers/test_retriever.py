@@ -158,3 +158,12 @@ def test_odd_queries_give_clear_results(configured: codecite.CodeciteIndex) -> N
     assert configured.query("the and of").nodes == []
     assert configured.query("shift" * 20_000 + " ((*?[").nodes == []
     assert configured.query("静的 \x00\x07 shift", k=10_000).nodes
+
+
+def test_retrievers_of_one_index_share_its_node_vectors(configured: codecite.CodeciteIndex) -> None:
+    first, second = configured.retriever(5), configured.retriever(3, kind="python_symbol")
+    assert first._arrays is second._arrays  # made once, not on every query
+    neutral = configured.retriever(5, settings=NEUTRAL)
+    assert neutral._arrays is not first._arrays
+    assert set(neutral._arrays.priority.tolist()) == {1.0}
+    assert set(first._arrays.priority.tolist()) != {1.0}
