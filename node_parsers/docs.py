@@ -252,6 +252,27 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+_RST_CODE_DIRECTIVE = re.compile(
+    r"^\s*\.\. (?:code-block|sourcecode|code|doctest|testcode|parsed-literal)::")
+
+
+def _in_rst_literal(lines: Sequence[str], i: int) -> bool:
+    """Line ``i`` is inside a literal block (``Example::``) or a code directive."""
+    indent = _indent(lines[i])
+    for j in range(i - 1, -1, -1):
+        line = lines[j]
+        if not line.strip() or _indent(line) >= indent:
+            continue
+        stripped = line.strip()
+        if _RST_CODE_DIRECTIVE.match(line) or (
+                stripped.endswith("::") and not stripped.startswith("..")):
+            return True
+        indent = _indent(line)
+        if indent == 0:
+            return False
+    return False
+
+
 def _glossary_block(lines: Sequence[str], i: int) -> tuple[int, int, int] | None:
     """(first body line, end exclusive, term indent) of a glossary opening at line ``i``."""
     m = _MYST_GLOSSARY.match(lines[i])
@@ -263,7 +284,7 @@ def _glossary_block(lines: Sequence[str], i: int) -> tuple[int, int, int] | None
                 return i + 1, j, _indent(lines[i])
         return None
     m = _RST_GLOSSARY.match(lines[i])
-    if m is None:
+    if m is None or _in_rst_literal(lines, i):
         return None
     base = len(m.group(1))
     body = [j for j in range(i + 1, len(lines)) if lines[j].strip()]
@@ -328,7 +349,10 @@ def _sections(lines: Sequence[str], heads: Sequence[Heading], first: int,
             stack.pop()
         stack.append(head)
         end = heads[k + 1].start if k + 1 < len(heads) else len(lines)
-        yield tuple(h.title for h in stack), head.start, head.body_start, end
+        path = tuple(h.title for h in stack)
+        if stack[0].level == GLOSSARY_LEVEL:  # glossary terms above every heading: under the stem
+            path = (stem, *path)
+        yield path, head.start, head.body_start, end
 
 
 @dataclass(frozen=True)

@@ -248,6 +248,17 @@ def test_rst_glossary_terms_are_sections_the_last_running_to_the_next_heading():
     assert nodes[1].metadata["refs"] == ["pkg.Loader"]
 
 
+def test_rst_glossary_shown_as_an_example_is_not_split():
+    literal = ("Glossary\n========\n\nWrite one like this::\n\n   .. glossary::\n\n"
+               "      term\n         Its definition.\n\nAfter the example.\n")
+    assert _spans(parse_rst(literal, "docs/a.rst")) == [(["Glossary"], 1, 11)]
+    code = (".. code-block:: rst\n\n   .. glossary::\n\n      term\n         Def.\n")
+    assert _spans(parse_rst(code, "docs/b.rst")) == [(["b"], 1, 6)]
+    inside_note = (".. note::\n\n   .. glossary::\n\n      term\n         Def.\n")
+    assert [n.metadata["heading_path"] for n in parse_rst(inside_note, "docs/c.rst")] == [
+        ["c"], ["c", "term"]]
+
+
 def test_glossary_inside_a_code_fence_or_unclosed_is_not_split():
     fenced = "# Doc\n\n```text\n:::{glossary}\nterm\n  def\n:::\n```\n"
     assert _spans(parse_markdown(fenced, "docs/a.md")) == [(["Doc"], 1, 8)]
