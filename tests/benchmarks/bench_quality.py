@@ -7,7 +7,8 @@ with no configuration into a temporary index folder, runs its question suite
 and prints, per suite: symbol hit@1/5/10, MRR@10, source hit@10, paraphrase
 hit@5, clarification precision/recall, for stock LlamaIndex (SentenceSplitter +
 BM25Retriever) and for codecite with its zero-config features added one at a
-time, so the lift of each is visible. Downloads nothing: get the corpora once
+time, so the lift of each is visible; then the same per question kind for stock
+LlamaIndex and the shipped configuration. Downloads nothing: get the corpora once
 as ../shared/dev-suites/README.md says (``pip download --no-binary :all: ...``).
 """
 
@@ -52,6 +53,23 @@ def _row(label: str, report: object, system: str | None = None) -> str:
         f"{c:>9.2f}" if isinstance(c, (int, float)) else f"{'n/a':>9}" for c in cells)
 
 
+def _kind_rows(report: object, system: str | None) -> list[str]:
+    """Per question kind: the ranking metrics and the share answered with a question."""
+    system = system or report.primary
+    kinds = report.metrics[system]["kinds"]
+    asked: dict[str, list[bool]] = {}
+    for outcome in report.outcomes[system]:
+        asked.setdefault(outcome.record.kind, []).append(bool(outcome.clarification))
+    rows = []
+    for kind in sorted(kinds):
+        cells = [kinds[kind].get(c) for c in COLUMNS]
+        share = sum(asked.get(kind, [])) / max(len(asked.get(kind, [])), 1)
+        rows.append(f"{kind:<14}{kinds[kind]['records']:>4}" + "".join(
+            f"{c:>9.2f}" if isinstance(c, (int, float)) else f"{'n/a':>9}" for c in cells)
+            + f"{share:>9.2f}")
+    return rows
+
+
 def bench(name: str, corpus: Path, suite: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         index_dir = str(Path(tmp) / "index")
@@ -59,13 +77,23 @@ def bench(name: str, corpus: Path, suite: Path) -> None:
         index = codecite.load(corpus, index_dir=index_dir, check_stale=False)
         suites = load_suites([suite])
         print(f"\n{name}: {report.nodes} nodes from {report.files} files")
-        heads = [c.replace("symbol_", "s").replace("source_", "src") for c in COLUMNS]
+        heads = [c.replace("symbol_hit", "s").replace("source_hit", "src") for c in COLUMNS]
         heads += ["para@5", "clar P", "clar R"]
         print(f"{'system':<24}" + "".join(f"{h:>9}" for h in heads))
         base = run_eval(index, suites, k=10, baseline=True)
         print(_row("stock LlamaIndex BM25", base, "baseline"))
+        shipped = base
         for label, overrides in STAGES:
-            print(_row(label, run_eval(index.with_settings(**overrides), suites, k=10)))
+            shipped = run_eval(index.with_settings(**overrides), suites, k=10)
+            print(_row(label, shipped))
+        print(f"\n{name} by kind (asked = share of the kind's questions answered with a "
+              "clarification request)")
+        print(f"{'system':<24}{'kind':<14}{'n':>4}" + "".join(f"{h:>9}" for h in heads[:5])
+              + f"{'asked':>9}")
+        for label, report, system in (("stock LlamaIndex BM25", base, "baseline"),
+                                      ("codecite (shipped)", shipped, None)):
+            for line in _kind_rows(report, system):
+                print(f"{label:<24}{line}")
 
 
 def main() -> int:
