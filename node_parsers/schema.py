@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import hashlib
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llama_index.core.schema import TextNode
+if TYPE_CHECKING:  # llama_index.core takes 0.75 s to import: only make_node needs it
+    from llama_index.core.schema import TextNode
 
 
 class NodeKind(str, Enum):
@@ -47,6 +48,8 @@ def make_node_id(source_path: str, kind: str, name: str, start_line: int, end_li
 
 def make_node(text: str, metadata: dict[str, Any]) -> TextNode:
     """Build a ``TextNode`` with a stable id and the bulky keys hidden from text."""
+    from llama_index.core.schema import TextNode
+
     name = metadata.get("symbol") or "/".join(metadata.get("heading_path") or []) or ""
     node_id = make_node_id(
         metadata["source_path"], str(metadata["kind"]), name,

@@ -27,9 +27,6 @@ from codecite import __version__
 from codecite.config import CodeciteConfig, load_config
 from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
 from codecite.errors import CodeciteError, ConfigError, IndexIntegrityError
-from codecite.node_parsers.docs import parse_doc, parse_markdown
-from codecite.node_parsers.python import module_name_for, parse_python_source
-from codecite.node_parsers.recipes import parse_recipe
 from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
 from codecite.store import (
     FORMAT_VERSION,
@@ -131,6 +128,12 @@ def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
 
 
 def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
+    # imported here: the parsers make LlamaIndex nodes, and importing llama_index.core
+    # (0.75 s) is most of a build that finds nothing changed
+    from codecite.node_parsers.docs import parse_doc, parse_markdown
+    from codecite.node_parsers.python import module_name_for, parse_python_source
+    from codecite.node_parsers.recipes import parse_recipe
+
     result = FileResult(file.rel, file.digest)
     text = _decode(file, result.warnings)
     if not text.strip() and not file.rel.endswith(("__init__.py", "__init__.pyi")):

@@ -32,3 +32,16 @@ def test_import_is_light() -> None:
     code = "import sys, codecite; print('llama_index.core' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_build_that_finds_nothing_changed_never_imports_llamaindex(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mod.py").write_text('def f():\n    """Do it."""\n')
+    subprocess.run([sys.executable, "-m", "codecite", "build", "-C", str(tmp_path)],
+                   capture_output=True, text=True, check=True)
+    code = ("import sys, codecite; r = codecite.build(sys.argv[1]); "
+            "print(r.reparsed, 'llama_index.core' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.split() == ["0", "False"]
