@@ -177,7 +177,8 @@ def code_edges(keys: Keys, resolver: RefResolver, index_of: dict[str, int],
                   if (section, symbol) not in known)
 
 
-_ALIAS_VALUE = re.compile(r"^(?:(?:functools\.)?partial\(\s*)?([A-Za-z_][\w.]*)\s*[,)]?")
+_ALIAS_VALUE = re.compile(
+    r"^(?:(?:functools\.)?partial\(\s*([A-Za-z_][\w.]*)\s*[,)]|([A-Za-z_][\w.]*)\s*$)")
 
 
 def alias_edges(keys: Keys, table: SymbolTable,
@@ -186,7 +187,8 @@ def alias_edges(keys: Keys, table: SymbolTable,
 
     ``ib = attr = attrib`` or ``frozen = partial(define, ...)`` make a public
     name for a symbol defined elsewhere; a query that finds the alias should
-    find what it names.
+    find what it names. A call (``DEFAULT = Policy()``) makes a new object, not
+    another name, and is no alias.
     """
     edges = []
     for i, (symbol_type, signature) in enumerate(zip(keys.symbol_type, keys.signature,
@@ -197,8 +199,9 @@ def alias_edges(keys: Keys, table: SymbolTable,
         match = _ALIAS_VALUE.match(value)
         if match is None:
             continue
+        name = match.group(1) or match.group(2)
         module = str(keys.module[i] or str(keys.symbol[i]).rsplit(".", 1)[0])
-        for candidate in (f"{module}.{match.group(1)}", match.group(1)):
+        for candidate in (f"{module}.{name}", name):
             target = table.resolve(candidate)
             if target in index_of and index_of[target] != i:
                 edges.append((i, index_of[target]))

@@ -21,6 +21,7 @@ from ._make import attrib, define
 ib = attr = attrib
 frozen = partial(define, frozen=True)
 VERSION = "1.0"
+made = define(object)
 '''
 
 
