@@ -460,8 +460,10 @@ def markdown_chunks(text: str, source_path: str,
     """Markdown sections as chunks (front matter skipped, line numbers kept)."""
     lines = _split_lines(text)
     first = front_matter_end(lines)
-    heads = sorted(markdown_headings(lines, first) + glossary_headings(lines, first, markdown=True),
-                   key=lambda h: h.start)
+    heads = markdown_headings(lines, first)
+    if "{glossary}" in text:
+        heads = sorted(heads + glossary_headings(lines, first, markdown=True),
+                       key=lambda h: h.start)
     return _chunks(lines, heads, first, source_path, max_chars)
 
 
@@ -469,7 +471,9 @@ def rst_chunks(text: str, source_path: str,
                max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[DocChunk]:
     """reStructuredText sections as chunks."""
     lines = _split_lines(text)
-    heads = sorted(rst_headings(lines) + glossary_headings(lines), key=lambda h: h.start)
+    heads = rst_headings(lines)
+    if "glossary::" in text:
+        heads = sorted(heads + glossary_headings(lines), key=lambda h: h.start)
     return _chunks(lines, heads, 0, source_path, max_chars)
 
 
