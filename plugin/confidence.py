@@ -125,7 +125,9 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
 
 
 def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarray:
-    positions = getattr(retriever, "_positions", None)
+    arrays = getattr(retriever, "_arrays", None)  # shared by the retrievers of one index
+    positions = arrays.positions() if arrays is not None else getattr(retriever, "_positions",
+                                                                        None)
     if positions is None:
         positions = {n.node_id: i for i, n in enumerate(retriever.nodes)}
         retriever._positions = positions

@@ -28,6 +28,7 @@ from codecite.memory import RegistryEntry
 from codecite.retrievers.render import label_of
 from codecite.retrievers.results import RetrievedContext
 from codecite.routing import Route
+from codecite.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
 
@@ -248,15 +249,13 @@ def _shorten(ev: Evidence, tokens: int) -> Evidence:
 
 # -- related symbols ------------------------------------------------------------------------
 
-def _neighbours(symbol: str, meta: dict[str, Any], table: dict[str, dict[str, Any]]) -> list[str]:
+def _neighbours(symbol: str, meta: dict[str, Any], table: SymbolTable) -> list[str]:
     """Same-class members of a method; same-module top-level symbols of a symbol."""
+    members, in_file, _ = table.related_maps()
     if meta.get("kind") == "python_method":
         parent = symbol.rsplit(".", 1)[0]
-        return [s for s in table if s.startswith(parent + ".") and "." not in
-                s[len(parent) + 1:] and s != symbol] + [parent]
-    path = meta.get("source_path")
-    return [s for s, info in table.items() if s != symbol and info.get("kind") ==
-            "python_symbol" and info.get("source_path") == path]
+        return [s for s in members.get(parent, ()) if s != symbol] + [parent]
+    return [s for s in in_file.get(str(meta.get("source_path")), ()) if s != symbol]
 
 
 def resolve_ref(ref: str, index: Any) -> str | None:
@@ -270,8 +269,7 @@ def resolve_ref(ref: str, index: Any) -> str | None:
         resolved = table.resolve(f"{pkg}.{name}")
         if resolved in table.symbols:
             return resolved
-    leaf = name.rsplit(".", 1)[-1]
-    matches = [s for s in table.symbols if s.rsplit(".", 1)[-1] == leaf]
+    matches = table.related_maps()[2].get(name.rsplit(".", 1)[-1], [])
     return matches[0] if len(matches) == 1 else None
 
 
@@ -279,7 +277,7 @@ def related_symbols(evidence: Iterable[Evidence], index: Any,
                     limit: int = MAX_RELATED) -> tuple[str, ...]:
     """Neighbours of retrieved code and symbols named by retrieved doc sections."""
     evidence = list(evidence)
-    table = index.symbol_table.symbols
+    table = index.symbol_table
     seen = {e.metadata.get("symbol") for e in evidence}
     out: list[str] = []
     for ev in evidence:

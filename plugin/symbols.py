@@ -135,6 +135,29 @@ class SymbolTable:
                 return found
         return None
 
+    def related_maps(self) -> tuple[dict[str, list[str]], dict[str, list[str]],
+                                    dict[str, list[str]]]:
+        """(owner -> member symbols, source path -> its top-level ``python_symbol``
+        names, leaf name -> symbols), each list in table order.
+
+        Computed once per table (a table is not changed after it is built), so
+        looking up a symbol's neighbours does not scan every symbol.
+        """
+        cached = self.__dict__.get("_related")
+        if cached is None:
+            members: dict[str, list[str]] = {}
+            in_file: dict[str, list[str]] = {}
+            by_leaf: dict[str, list[str]] = {}
+            for name, info in self.symbols.items():
+                owner, _, leaf = name.rpartition(".")
+                if owner:
+                    members.setdefault(owner, []).append(name)
+                by_leaf.setdefault(leaf, []).append(name)
+                if info.get("kind") == "python_symbol":
+                    in_file.setdefault(str(info.get("source_path")), []).append(name)
+            cached = self.__dict__["_related"] = (members, in_file, by_leaf)
+        return cached
+
     def public_aliases(self) -> dict[str, str]:
         """Re-exported public names -> defining names (``pkg.f`` -> ``pkg._impl.f``).
 

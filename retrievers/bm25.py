@@ -64,8 +64,16 @@ class _NodeArrays:
                 if is_compound(leaf):
                     self.compound.add(leaf.lower())
         self.paths = [m.get("source_path") or "" for m in metas]
+        self._nodes = nodes
+        self._positions: dict[str, int] | None = None
         self.doc_files = [p if k in PAGE_KINDS else None
                           for p, k in zip(self.paths, self.kinds, strict=True)]
+
+    def positions(self) -> dict[str, int]:
+        """Node id -> row, made on first use (the confidence rule reads it)."""
+        if self._positions is None:
+            self._positions = {n.node_id: i for i, n in enumerate(self._nodes)}
+        return self._positions
 
     def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
         if workflow is None:

@@ -104,3 +104,19 @@ def test_tiny_budget_still_keeps_the_top_citation(geokit_index) -> None:
 def test_api_card_render_example() -> None:
     card = ApiCard("pkg.f", "function", "f(x, y=1)", (), None, "Add.", 1)
     assert card.render() == "[1] pkg.f (function)\n  signature: f(x, y=1)\n  summary: Add."
+
+
+def test_neighbour_maps_list_members_file_symbols_and_leaves_in_table_order() -> None:
+    from codecite.symbols import SymbolTable
+
+    sym = {"kind": "python_symbol", "source_path": "pkg/a.py"}
+    table = SymbolTable(symbols={
+        "pkg.a.Box": sym, "pkg.a.Box.open": {"kind": "python_method"},
+        "pkg.a.helper": sym, "pkg.a.Box.Inner.close": {"kind": "python_method"},
+        "pkg.b.open": {"kind": "python_symbol", "source_path": "pkg/b.py"},
+        "pkg.a.Box.seal": {"kind": "python_method"}})
+    members, in_file, by_leaf = table.related_maps()
+    assert members["pkg.a.Box"] == ["pkg.a.Box.open", "pkg.a.Box.seal"]  # not Inner.close
+    assert in_file == {"pkg/a.py": ["pkg.a.Box", "pkg.a.helper"], "pkg/b.py": ["pkg.b.open"]}
+    assert by_leaf["open"] == ["pkg.a.Box.open", "pkg.b.open"]
+    assert table.related_maps() is table.related_maps()  # made once
