@@ -51,3 +51,12 @@ def test_help_lists_the_flags(command: str, capsys) -> None:
     out = capsys.readouterr().out
     for flag in ("--repo", "--config", "--index-dir", "--session", "--llm", "--json"):
         assert flag in out
+
+
+def test_main_in_a_host_process_leaves_its_collector_alone(built_sample, capsys) -> None:
+    import gc
+
+    before = gc.get_freeze_count()
+    assert main(["query", "load survey", "-C", str(built_sample)]) == 0
+    assert main(["ask", "what parameters does load_survey take?", "-C", str(built_sample)]) == 0
+    assert gc.get_freeze_count() == before  # only the codecite command freezes its heap
