@@ -1,6 +1,7 @@
 """Zero-config retrieval quality on real packages (the public dev suites).
 
     python tests/benchmarks/bench_quality.py [--corpora DIR] [--suites DIR]
+    python tests/benchmarks/bench_quality.py --suite my.jsonl=path/to/corpus ...
 
 Builds each corpus (unmodified PyPI sdists of jinja2 3.1.6 and attrs 26.1.0)
 with no configuration into a temporary index folder, runs its question suite
@@ -96,19 +97,34 @@ def bench(name: str, corpus: Path, suite: Path) -> None:
                 print(f"{label:<24}{line}")
 
 
+def _suite_arg(value: str) -> tuple[Path, Path]:
+    suite, sep, corpus = value.partition("=")
+    if not sep or not suite.endswith(".jsonl"):
+        raise argparse.ArgumentTypeError(f"expected SUITE.jsonl=CORPUS_DIR, got {value!r}")
+    return Path(suite), Path(corpus)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", type=Path, default=_default_dir(
         "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")))
     parser.add_argument("--suites", type=Path, default=REPO.parent / "shared" / "dev-suites")
+    parser.add_argument("--suite", type=_suite_arg, action="append", default=[],
+                        metavar="SUITE.jsonl=CORPUS",
+                        help="run this suite on this corpus instead of the dev suites "
+                             "(repeatable), e.g. a held-out suite of your own")
     args = parser.parse_args()
-    missing = [d for d in SUITES.values() if not (args.corpora / d).is_dir()]
+    runs = [(suite.stem, corpus, suite) for suite, corpus in args.suite] or [
+        (name, args.corpora / folder, args.suites / f"{name}.jsonl")
+        for name, folder in SUITES.items()]
+    missing = [str(corpus) for _, corpus, _ in runs if not corpus.is_dir()]
+    missing += [str(suite) for _, _, suite in runs if not suite.is_file()]
     if missing:
-        print(f"corpora missing under {args.corpora}: {', '.join(missing)}; see "
-              f"{args.suites / 'README.md'} to fetch them once", file=sys.stderr)
+        print(f"missing: {', '.join(missing)}; see {args.suites / 'README.md'} to fetch the "
+              "dev-suite corpora once", file=sys.stderr)
         return 1
-    for name, folder in SUITES.items():
-        bench(name, args.corpora / folder, args.suites / f"{name}.jsonl")
+    for name, corpus, suite in runs:
+        bench(name, corpus, suite)
     return 0
 
 
