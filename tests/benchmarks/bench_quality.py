@@ -1,6 +1,7 @@
 """Zero-config retrieval quality on real packages (the public dev suites).
 
     python tests/benchmarks/bench_quality.py [--corpora DIR] [--suites DIR]
+    python tests/benchmarks/bench_quality.py --heldout   # tests/benchmarks/heldout/
     python tests/benchmarks/bench_quality.py --suite my.jsonl=path/to/corpus ...
 
 Builds each corpus (unmodified PyPI sdists of jinja2 3.1.6 and attrs 26.1.0)
@@ -26,6 +27,8 @@ from codecite.evals import load_suites, run_eval
 
 REPO = Path(__file__).resolve().parents[2]
 SUITES = {"jinja2": "jinja2-3.1.6", "attrs": "attrs-26.1.0"}
+HELD_OUT = {"click": "click-8.1.7", "marshmallow": "marshmallow-3.23.1"}
+HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {"doc_propagation": False, "mined_expansion": False, "query_variants": False,
          "public_api_factor": 1.0, "low_value_doc_factor": 1.0, "max_sections_per_file": 0}
 STAGES = [
@@ -113,15 +116,21 @@ def main() -> int:
                         metavar="SUITE.jsonl=CORPUS",
                         help="run this suite on this corpus instead of the dev suites "
                              "(repeatable), e.g. a held-out suite of your own")
+    parser.add_argument("--heldout", action="store_true",
+                        help="run the held-out suites of tests/benchmarks/heldout (click, "
+                             "marshmallow; corpora under --corpora) instead of the dev suites")
     args = parser.parse_args()
-    runs = [(suite.stem, corpus, suite) for suite, corpus in args.suite] or [
-        (name, args.corpora / folder, args.suites / f"{name}.jsonl")
-        for name, folder in SUITES.items()]
+    if args.suite:
+        runs = [(suite.stem, corpus, suite) for suite, corpus in args.suite]
+    else:
+        folder, corpora = ((HELD_OUT_DIR, HELD_OUT) if args.heldout else (args.suites, SUITES))
+        runs = [(name, args.corpora / corpus, folder / f"{name}.jsonl")
+                for name, corpus in corpora.items()]
     missing = [str(corpus) for _, corpus, _ in runs if not corpus.is_dir()]
     missing += [str(suite) for _, _, suite in runs if not suite.is_file()]
     if missing:
-        print(f"missing: {', '.join(missing)}; see {args.suites / 'README.md'} to fetch the "
-              "dev-suite corpora once", file=sys.stderr)
+        print(f"missing: {', '.join(missing)}; {args.suites / 'README.md'} and "
+              f"{HELD_OUT_DIR / 'README.md'} say how to fetch the corpora once", file=sys.stderr)
         return 1
     for name, corpus, suite in runs:
         bench(name, corpus, suite)
