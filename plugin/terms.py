@@ -83,15 +83,17 @@ def mining_rows(kind: str | None, symbol: str | None, docstring: Any,
 
     For a documented code node: its tokens that are plain words (no ``_``)
     and not parts of its own name, first occurrences only, the first
-    ``MAX_PROSE_WORDS`` (name, signature, summary); and its name parts.
-    Other nodes contribute nothing.
+    ``MAX_PROSE_WORDS`` (name, signature, summary); and its whole leaf name,
+    lowered. Only whole names are mined: a part (``command``, ``loader``,
+    ``info`` of ``to_info_dict``) is shared by many names and, as an
+    expansion, raises all of them (measured in docs/quality.md). Other nodes
+    contribute nothing.
     """
     if not mined(kind, docstring):
         return [], []
-    own = name_parts(symbol)
-    own_set = set(own)
+    own_set = set(name_parts(symbol))
     words = [t for t in dict.fromkeys(tokens) if "_" not in t and t not in own_set]
-    return words[:MAX_PROSE_WORDS], own
+    return words[:MAX_PROSE_WORDS], [(symbol or "").rsplit(".", 1)[-1].lower()]
 
 
 # -- keys ----------------------------------------------------------------------------

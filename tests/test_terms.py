@@ -116,7 +116,9 @@ def test_mining_rows_take_documented_code_nodes_only() -> None:
     code = ("python_symbol", "pkg.io.load_survey")
     words, idents = mining_rows(*code, True, ["load_survey", "load", "survey", "read", "a",
                                               "line", "read"])
-    assert words == ["read", "a", "line"] and idents == ["load", "load_survey", "survey"]
+    # prose words leave out every part of the node's own name; only the whole name is mined
+    assert words == ["read", "a", "line"] and idents == ["load_survey"]
+    assert mining_rows("python_method", "pkg.io.Survey.Load", True, ["x"])[1] == ["load"]
     assert mining_rows(*code, False, ["read"]) == ([], [])
     assert mining_rows("doc_section", None, False, ["read"]) == ([], [])
 
