@@ -6,7 +6,7 @@ stores, beside ``nodes.jsonl`` and in the same node order:
 - ``reuse/keys.*``, ``reuse/symbols.txt``: per node, the few metadata fields
   the derived tables read (kind, symbol, module, refs, ...), as columns;
 - ``reuse/vocab.json`` and ``reuse/*.npy``: each node's term counts (for
-  BM25), its prose words and name parts (for mined expansion) as CSR arrays
+  BM25), its prose words and whole name (for mined expansion) as CSR arrays
   over one sorted vocabulary.
 
 The next build slices the rows of unchanged files out of these arrays, adds

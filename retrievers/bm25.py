@@ -21,6 +21,8 @@ from llama_index.core.vector_stores.types import MetadataFilters
 from llama_index.core.vector_stores.utils import build_metadata_filter_fn
 from llama_index.retrievers.bm25 import BM25Retriever
 
+from codecite.node_parsers.schema import CODE_KINDS
+
 from . import boosts
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores, load_bm25, save_bm25
@@ -49,6 +51,7 @@ class _NodeArrays:
                                                          settings.priority_step)
                                   for m in metas], dtype=np.float32)
         self.recipe = np.where(self.kinds == "recipe", settings.recipe_boost, 1.0)
+        self.code = np.isin(self.kinds, list(CODE_KINDS))
         self.feedback = np.array([boosts.feedback_factor(float(feedback.get(m["symbol"], 0)),
                                                          settings.feedback_floor)
                                   if m.get("symbol") in feedback else 1.0 for m in metas],
@@ -210,7 +213,8 @@ class CodeciteRetriever(BM25Retriever):
         q = bm25_scores(self.bm25, tokens)
         e = bm25_scores(self.bm25, expansion)
         forms = self.query_variants(tokens, expansion) if variants else []
-        v = variant_scores(self.bm25, forms)
+        # variants reach toward the code's forms of a word: only code nodes take them
+        v = np.where(self._arrays.code, variant_scores(self.bm25, forms), 0.0).astype(np.float32)
         lexical = q + s.expansion_weight * e + s.variant_weight * v
         if self._mask is not None:
             lexical = np.where(self._mask, lexical, 0.0)

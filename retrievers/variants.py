@@ -10,10 +10,16 @@ stem, scored as a third part of the lexical score,
     L(c) = BM25(c, q) + w_e * BM25(c, e(q)) + w_v * BM25(c, v(q))
 
 with ``w_v = variant_weight`` (0.8): a variant is weaker evidence than the
-user's own word. The forms of one word are alternatives: ``BM25(c, v(q))``
-takes, per query word, the best of its variants (``bm25.variant_scores``).
-Identifiers (words with ``_`` or digits) never vary, and a query word's
-variants come only from words the corpus actually contains.
+user's own word. Only code nodes (symbols and methods) take ``v(q)``: the
+gap variants bridge is between a question's words and the code's forms, while
+documentation is written in the user's words already. Letting doc sections
+take variants too pushed sections that merely share a word form ("typed" ->
+``type``) above the symbols: on six held-out suites it cost 8 of 114 symbol
+hits at 5 (docs/quality.md). The forms of one word are alternatives:
+``BM25(c, v(q))`` takes, per query word, the best of its variants
+(``bm25.variant_scores``). Identifiers (words with ``_`` or digits) never
+vary, and a query word's variants come only from words the corpus actually
+contains.
 
 The confidence rule ignores ``v(q)`` (``top_score`` and coverage are those of
 the user's own words): variants widen the search, not the claim.

@@ -18,8 +18,8 @@ from codecite.routing import route_query
 CONF = Confidence(True, 1.0, 0.35, "calibrated", "test")
 
 
-def _assemble(index, query: str, **kw):
-    ctx = index.retriever(8).retrieve_context(query)
+def _assemble(index, query: str, kind: str | None = None, **kw):
+    ctx = index.retriever(8, kind=kind).retrieve_context(query)
     return assemble(index, ctx, CONF, route_query(query), **kw)
 
 
@@ -55,7 +55,8 @@ def test_related_symbols_neighbours_and_doc_refs(geokit_index) -> None:
     assert "geokit.agents.static_shift.StaticShiftAgent.from_config" in code.related
     assert "geokit.agents.static_shift.StaticShiftAgent" in code.related
     assert not any(r.rsplit(".", 1)[1].startswith("_") for r in code.related)
-    doc = _assemble(geokit_index, "Estimating the shift one factor per station", max_evidence=1)
+    doc = _assemble(geokit_index, "Estimating the shift one factor per station",
+                    kind="doc_section", max_evidence=1)
     assert doc.evidence[0].metadata["kind"] == "doc_section"
     assert doc.related == ("geokit.agents.static_shift.estimate_ss_ama",)
 

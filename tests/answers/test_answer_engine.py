@@ -101,9 +101,9 @@ def test_clarification_text_and_options(floored_index) -> None:
     assert "What I understood: intent question." in text
     assert "score 3.15, floor 4.00" in text
     assert [o["option"] for o in r.metadata["options"]] == [1, 2, 3]
-    assert r.metadata["options"][0] == {"option": 1, "kind": "recipe",  # "corrected" there
-                                        "label": "Correct static shift on a survey line > Checks",
-                                        "ref": "recipes/static_shift.md:12-14"}
+    assert r.metadata["options"][0] == {"option": 1, "kind": "recipe",
+                                        "label": "Correct static shift on a survey line",
+                                        "ref": "recipes/static_shift.md:7-10"}
     assert "Answer" not in text
 
 

@@ -19,7 +19,8 @@ QUESTIONS = [
     ("where are the boost factors of the score defined", ["retrievers/boosts.py"]),
     ("how does the tokenizer split CamelCase identifiers", ["retrievers/tokenizer.py"]),
     ("how is the corpus fingerprint computed", ["plugin/corpus.py"]),
-    ("how does an incremental build reuse unchanged files", ["plugin/builder.py"]),
+    ("how does an incremental build reuse unchanged files",
+     ["plugin/builder.py", "plugin/terms.py"]),  # terms: "What an incremental build reuses"
     ("how do I check generated code for imports that do not exist", ["plugin/validation.py"]),
     ("how are reciprocal rank fusion scores computed", ["retrievers/fusion.py"]),
     ("how is a markdown file split into sections", ["node_parsers/docs.py"]),

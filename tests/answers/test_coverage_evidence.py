@@ -54,7 +54,8 @@ def test_coverage_takes_the_better_evidence_of_the_shown_and_the_own_word_rankin
 
     texts = ["cache cache cache pages expire", "cached", "pages alpha", "expire beta",
              "cache epsilon"]
-    retriever = CodeciteRetriever.from_nodes([TextNode(id_=f"n{i}", text=t)
+    retriever = CodeciteRetriever.from_nodes([TextNode(id_=f"n{i}", text=t,
+                                                       metadata={"kind": "python_symbol"})
                                               for i, t in enumerate(texts)],
                                              similarity_top_k=5)
     shown = retriever.retrieve_context("cached pages expire")

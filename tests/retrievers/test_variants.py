@@ -29,13 +29,19 @@ def test_table_groups_the_forms_the_corpus_holds(index: codecite.CodeciteIndex) 
     assert all(t in index.bm25.vocab_dict for g in groups for t in g)
 
 
-def test_a_section_that_says_corrected_matches_correct(index: codecite.CodeciteIndex) -> None:
-    ctx = index.query("how do I correct static shift", k=5)
+def test_code_that_says_correction_matches_correct_and_docs_take_no_variants(
+        index: codecite.CodeciteIndex) -> None:
+    ctx = index.query("how do I correct static shift", k=20)
     assert {"corrected", "correction"} <= set(ctx.variants)
+    by_label = {n.node.metadata.get("symbol") or n.node.metadata.get("heading"):
+                ctx.breakdown[n.node.node_id] for n in ctx.nodes}
+    agent = by_label["geokit.agents.static_shift.StaticShiftAgent"]  # "the correction factor"
+    assert agent.bm25_v > 0
+    assert agent.lexical == pytest.approx(agent.bm25_q + 0.35 * agent.bm25_e
+                                          + 0.8 * agent.bm25_v, rel=1e-5)
     checks = next(n for n in ctx.nodes if n.node.metadata.get("heading") == "Checks")
-    b = ctx.breakdown[checks.node.node_id]
-    assert b.bm25_v > 0  # "Compare the corrected curves ..."
-    assert b.lexical == pytest.approx(b.bm25_q + 0.35 * b.bm25_e + 0.8 * b.bm25_v, rel=1e-5)
+    assert "corrected curves" in checks.node.get_content()
+    assert by_label["Checks"].bm25_v == 0  # variants reach toward code; prose is the user's
     assert "variants v(q):   corrected correction" in explain_text(ctx)
     plain = index.with_settings(query_variants=False).query("how do I correct static shift")
     assert plain.variants == [] and all(b.bm25_v == 0 for b in plain.breakdown.values())
@@ -49,7 +55,9 @@ def test_forms_of_one_word_count_once(index: codecite.CodeciteIndex) -> None:
 
 
 def test_a_node_repeating_forms_does_not_outscore_its_words() -> None:
-    nodes = [TextNode(text="rank ranked ranks of a table"), TextNode(text="ranked rows"),
+    code = {"kind": "python_symbol"}
+    nodes = [TextNode(text="rank ranked ranks of a table", metadata=code),
+             TextNode(text="ranked rows", metadata=code),
              TextNode(text="unrelated words here"), TextNode(text="more words")]
     retriever = CodeciteRetriever.from_nodes(nodes)
     ctx = retriever.retrieve_context("ranking")
