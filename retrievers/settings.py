@@ -31,7 +31,7 @@ class ScoringSettings:
     expansions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     workflows: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     doc_propagation: bool = True
-    propagation_share: float = 0.9
+    propagation_share: float = 1.0
     mined_expansion: bool = True
     query_variants: bool = True
     variant_weight: float = 0.8
