@@ -279,8 +279,8 @@ def _glossary_block(lines: Sequence[str], i: int) -> tuple[int, int, int] | None
     if m is not None:  # MyST: terms at column 0 up to the closing fence
         marker = m.group(1)
         for j in range(i + 1, len(lines)):
-            if lines[j].strip().startswith(marker[0] * len(marker)) and \
-                    not lines[j].strip().strip(marker[0]):
+            closer = lines[j].strip()  # the fence character only, at least as many times
+            if len(closer) >= len(marker) and set(closer) == {marker[0]}:
                 return i + 1, j, _indent(lines[i])
         return None
     m = _RST_GLOSSARY.match(lines[i])
