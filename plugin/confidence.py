@@ -12,7 +12,11 @@ configured floor codecite compares a size-independent score instead:
 evidence through the section that lent it relevance, counted once)
 
 where a query token absent from the corpus weighs like the rarest token
-(idf of df = 1). Coverage is the share of the query's information that the
+(idf of df = 1), or half that when the token is a word common in Python's own
+prose (``data/common_words.txt``: in at least 5 of the standard library's 601
+modules' comments and strings). A missing "celery" or "flexbox" may name
+another tool; a missing "month" or "somebody" only says the corpus is small.
+Coverage is the share of the query's information that the
 best evidence accounts for; it is in [0, 1] at any corpus size. Two checks
 come before it, each for a failure coverage cannot see:
 
@@ -30,6 +34,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
 from typing import Any
 
 import numpy as np
@@ -37,7 +43,8 @@ import numpy as np
 from codecite.retrievers.results import RetrievedContext
 from codecite.retrievers.tokenizer import tokenize
 
-DEFAULT_COVERAGE_FLOOR = 0.35
+DEFAULT_COVERAGE_FLOOR = 0.40
+COMMON_ABSENT_SHARE = 0.5  # of the rarest token's idf, for a common word the corpus lacks
 COVERAGE_DEPTH = 3
 MIN_SPECIFIC_TOKENS = 2
 VAGUE_WORDS = frozenset("""
@@ -91,6 +98,24 @@ def _looks_like_name(query: str, start: int, word: str) -> bool:
     return bool(before) and before[-1] not in ".?!:;\"'`(["
 
 
+@cache
+def common_words() -> frozenset[str]:
+    """Words common in the standard library's prose (``scripts/common_words.py`` made the list)."""
+    text = files("codecite").joinpath("data/common_words.txt").read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
+def token_weights(bm25: Any, tokens: list[str]) -> dict[str, float]:
+    """The weight of each query token in coverage: its idf in the corpus; for a token
+    the corpus never uses, the idf of the rarest token, halved for a common word."""
+    idf, max_idf = _idf(bm25)
+    common = common_words()
+    return {t: (float(idf[bm25.vocab_dict[t]]) if t in bm25.vocab_dict
+                else max_idf * (COMMON_ABSENT_SHARE if t in common else 1.0))
+            for t in tokens}
+
+
 def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH) -> float:
     """Share of the query's idf mass matched by the top ``depth`` nodes.
 
@@ -100,9 +125,7 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
     the claim.
     """
     bm25 = retriever.bm25
-    idf, max_idf = _idf(bm25)
-    weights = {t: (float(idf[bm25.vocab_dict[t]]) if t in bm25.vocab_dict else max_idf)
-               for t in ctx.tokens}
+    weights = token_weights(bm25, ctx.tokens)
     total = sum(weights.values())
     if total <= 0 or not ctx.nodes:
         return 0.0

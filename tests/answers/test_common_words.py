@@ -1,0 +1,87 @@
+"""Absent query words: a word common in Python prose weighs half, a foreign one in full."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+from llama_index.core.schema import TextNode
+
+from codecite.confidence import (
+    COMMON_ABSENT_SHARE,
+    DEFAULT_COVERAGE_FLOOR,
+    assess,
+    common_words,
+    coverage,
+    token_weights,
+)
+from codecite.retrievers.bm25 import CodeciteRetriever
+
+REPO = Path(__file__).resolve().parents[2]
+TEXTS = ["Cache entries expire after a time to live.", "A least recently used cache.",
+         "Entries expire when the clock passes their deadline.", "Sizes of entries.",
+         "Random replacement."]
+
+
+def _retriever() -> CodeciteRetriever:
+    nodes = [TextNode(id_=f"n{i}", text=t, metadata={"kind": "python_symbol"})
+             for i, t in enumerate(TEXTS)]
+    return CodeciteRetriever.from_nodes(nodes, similarity_top_k=5)
+
+
+def test_the_shipped_list_holds_plain_common_words_and_no_tool_names() -> None:
+    words = common_words()
+    assert len(words) > 3000
+    assert {"month", "another", "working", "value", "return"} <= words
+    assert not {"celery", "flexbox", "pydantic", "kubernetes", "joinedload"} & words
+    assert all(w.isalpha() and w == w.lower() for w in words)
+
+
+def test_absent_words_weigh_by_how_common_they_are_in_python_prose() -> None:
+    retriever = _retriever()
+    n = len(TEXTS)
+    rarest = math.log(1 + (n - 0.5) / 1.5)
+    weights = token_weights(retriever.bm25, ["cache", "month", "flexbox"])
+    assert weights["cache"] == pytest.approx(math.log(1 + (n - 2 + 0.5) / 2.5), rel=1e-6)
+    assert weights["month"] == pytest.approx(COMMON_ABSENT_SHARE * rarest)
+    assert weights["flexbox"] == pytest.approx(rarest)
+
+
+def test_a_missing_common_word_does_not_turn_an_answerable_question_into_a_clarification(
+) -> None:
+    retriever = _retriever()
+    common = retriever.retrieve_context("cache expire every month")
+    foreign = retriever.retrieve_context("cache expire celery flexbox")
+    assert coverage(retriever, common) > coverage(retriever, foreign)
+    assert assess(retriever, common).confident
+    verdict = assess(retriever, foreign)
+    assert not verdict.confident and verdict.floor == DEFAULT_COVERAGE_FLOOR
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("common_words_script",
+                                                  REPO / "scripts" / "common_words.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_list_maker_reads_comments_and_strings_only_and_skips_tests(tmp_path: Path) -> None:
+    script = _script()
+    assert script.prose_words('def frobnicate(x):\n    """Return the month."""\n'
+                              '    return x  # somebody asked\n') == {"return", "month",
+                                                                     "somebody", "asked"}
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text(f'"""Working with the month."""\nx{i} = {i}\n')
+    (tmp_path / "test").mkdir()
+    for i in range(3):
+        (tmp_path / "test" / f"t{i}.py").write_text('"""fixture teardown"""\n')
+    (tmp_path / "broken.py").write_text('"""unterminated\n')
+    files, df = script.count_files(tmp_path)
+    assert files == 3 and df["month"] == 3 and df["working"] == 3 and "fixture" not in df
+    out = tmp_path / "words.txt"
+    assert script.main([str(tmp_path), "--min-files", "3", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert [w for w in lines if not w.startswith("#")] == ["month", "working"]
