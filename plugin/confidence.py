@@ -22,7 +22,8 @@ come before it, each for a failure coverage cannot see:
 
 - *unknown name*: the query names something (an acronym, a CamelCase or
   capitalised word inside a sentence) that occurs nowhere in the corpus;
-  "PostgreSQL", "Celery", "BaseModel" point at another tool;
+  "PostgreSQL", "Celery", "BaseModel" point at another tool ("TypeError" and
+  Python's other builtin names do not);
 - *vague*: fewer than two specific words remain once generic complaint
   words ("still", "doesn't work", "any ideas") are set aside.
 
@@ -31,6 +32,7 @@ Measured on the jinja2 and attrs dev suites, see docs/answers.md.
 
 from __future__ import annotations
 
+import builtins
 import math
 import re
 from dataclasses import dataclass
@@ -54,6 +56,8 @@ wrong broken now update updated updating again happen happens happening fail fai
 failed slow fast weird strange happened suddenly anymore ever tried try trying
 """.split())
 GENERIC_NAMES = frozenset({"i", "python", "ok", "okay", "hi", "hello", "thanks", "please"})
+# Python's own names (TypeError, DeprecationWarning, ...) belong to every Python corpus
+BUILTIN_NAMES = frozenset(name.lower() for name in dir(builtins) if not name.startswith("_"))
 _NAMED = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9]*)(?![\w])")
 
 
@@ -80,7 +84,9 @@ def named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
     out = []
     for m in _NAMED.finditer(query):
         word = m.group(1)
-        if word.lower() in GENERIC_NAMES or not _looks_like_name(query, m.start(), word):
+        lowered = word.lower()
+        if (lowered in GENERIC_NAMES or lowered in BUILTIN_NAMES
+                or not _looks_like_name(query, m.start(), word)):
             continue
         tokens = tokenize(word)
         if tokens and tokens[0] not in vocab:  # the whole name, not just its parts

@@ -85,3 +85,14 @@ def test_the_list_maker_reads_comments_and_strings_only_and_skips_tests(tmp_path
     assert script.main([str(tmp_path), "--min-files", "3", "--out", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert [w for w in lines if not w.startswith("#")] == ["month", "working"]
+
+
+def test_python_builtin_names_are_not_unknown_tools_but_other_names_are() -> None:
+    from codecite.confidence import named_unknowns
+
+    vocab = _retriever().bm25.vocab_dict
+    query = "Calling expire raises a TypeError and a DeprecationWarning, unlike in Celery or PyPI"
+    assert named_unknowns(query, vocab) == ["Celery", "PyPI"]
+    verdict = assess(_retriever(), _retriever().retrieve_context(
+        "Why does cache expire raise a TypeError for entries?"))
+    assert verdict.confident, verdict.reason
