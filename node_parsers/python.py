@@ -22,6 +22,7 @@ from llama_index.core.node_parser.interface import NodeParser
 from llama_index.core.schema import BaseNode, TextNode
 
 from ._ts import parse_python
+from .docs import extract_code_refs, extract_refs
 from .schema import NodeKind, make_node
 
 DEFAULT_INCLUDE_PRIVATE = False
@@ -205,8 +206,12 @@ class _ModuleWalker:
         doc = _docstring_of(root)
         if doc:
             first = next(c for c in root.named_children if c.type != "comment")
+            # a module docstring documents its module as a doc page does: the API it
+            # names (``.. autoclass:: Dispatcher``, roles, examples) lends it relevance
             meta = self._meta(NodeKind.MODULE_DOC, first, symbol=self.module,
-                              module=self.module, docstring=doc)
+                              module=self.module, docstring=doc,
+                              refs=list(extract_refs(doc)),
+                              code_refs=list(extract_code_refs(doc)))
             self.nodes.append(make_node(f"module {self.module}\n{doc}", meta))
         for child in self._top_level(root):
             self._top_statement(child)

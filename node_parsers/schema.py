@@ -32,7 +32,7 @@ CODE_KINDS = frozenset({NodeKind.PYTHON_SYMBOL.value, NodeKind.PYTHON_METHOD.val
 HIDDEN_METADATA_KEYS = (
     "kind", "source_path", "symbol", "workflow", "priority", "start_line", "end_line",
     "signature", "params", "returns", "heading", "heading_path", "decorators",
-    "symbol_type", "fields", "docstring", "module", "refs",
+    "symbol_type", "fields", "docstring", "module", "refs", "code_refs",
 )
 
 

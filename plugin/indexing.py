@@ -123,6 +123,14 @@ class RefResolver:
             return self._by_suffix(".".join(parts[:-1]))
         return None
 
+    def resolve_in(self, ref: str, module: str | None) -> str | None:
+        """``resolve``, but a module docstring's ``Dispatcher`` is first its module's own."""
+        if module:
+            local = f"{module}.{ref.strip().lstrip('~.').removesuffix('()')}"
+            if local in self.names:
+                return local
+        return self.resolve(ref)
+
 
 def doc_edges(keys: Keys, table: SymbolTable) -> tuple[list[int], list[int]]:
     """(section index, symbol index) pairs from resolved doc-section references."""
@@ -137,8 +145,9 @@ def doc_edges(keys: Keys, table: SymbolTable) -> tuple[list[int], list[int]]:
         if kind not in DOC_KINDS or not refs:
             continue
         seen = set()
+        module = _own_module(keys, i)
         for ref in refs:
-            target = resolver.resolve(ref)
+            target = resolver.resolve_in(ref, module)
             if target is not None and target not in seen:
                 seen.add(target)
                 sections.append(i)
@@ -156,6 +165,11 @@ def doc_edges(keys: Keys, table: SymbolTable) -> tuple[list[int], list[int]]:
 MAX_CODE_REF_SECTIONS = 2
 
 
+def _own_module(keys: Keys, i: int) -> str | None:
+    """The module a module docstring documents (None for doc pages)."""
+    return keys.module[i] if keys.kind[i] == "module_doc" else None
+
+
 def code_edges(keys: Keys, resolver: RefResolver, index_of: dict[str, int],
                known: set[tuple[int, int]]) -> list[tuple[int, int]]:
     """(section, symbol) for symbols a section's code examples use, when specific.
@@ -169,7 +183,8 @@ def code_edges(keys: Keys, resolver: RefResolver, index_of: dict[str, int],
     for i, (kind, refs) in enumerate(zip(keys.kind, keys.code_refs, strict=True)):
         if kind not in DOC_KINDS or not refs:
             continue
-        targets = {resolver.resolve(ref) for ref in refs} - {None}
+        module = _own_module(keys, i)
+        targets = {resolver.resolve_in(ref, module) for ref in refs} - {None}
         for target in targets:
             users.setdefault(index_of[str(target)], []).append(i)
     return sorted((section, symbol) for symbol, sections in users.items()

@@ -86,3 +86,54 @@ def test_code_refs_give_edges_only_for_names_few_sections_use() -> None:
              if records[s]["metadata"]["kind"] == "doc_section"}
     # `define` is in every example (says nothing of any one page); `attrib` in one
     assert edges == {("docs/0.md", "pkg._make.attrib")}
+
+
+DISPATCH = '''"""Dispatch to several apps.
+
+Mount them by path::
+
+    app = Dispatcher(frontend, {"/api": api})
+
+.. autoclass:: Dispatcher
+"""
+
+
+class Dispatcher:
+    """Route requests by path prefix."""
+
+
+class Other:
+    """Not named by the module docstring."""
+'''
+ELSEWHERE = '''
+class Dispatcher:
+    """A second class of the same name, in another module."""
+'''
+
+
+def test_a_module_docstring_lends_to_the_symbols_it_names_its_own_first() -> None:
+    parts = [parse_python_source(DISPATCH, "pkg/dispatch.py", "pkg.dispatch"),
+             parse_python_source(ELSEWHERE, "pkg/other.py", "pkg.other")]
+    records = [{"metadata": n.metadata} for p in parts for n in p.nodes]
+    module_doc = next(r["metadata"] for r in records if r["metadata"]["kind"] == "module_doc")
+    assert module_doc["refs"] == ["Dispatcher"]
+    assert module_doc["code_refs"] == ["Dispatcher"]
+    table = SymbolTable.from_parts([p.namespace.to_json() for p in parts],
+                                   [r["metadata"] for r in records])
+    sections, symbols = doc_edges(_keys(records), table)
+    edges = {(records[s]["metadata"]["symbol"], _symbol(records, t))
+             for s, t in zip(sections, symbols, strict=True)}
+    # "Dispatcher" alone is ambiguous between two modules: the docstring means its own
+    assert edges == {("pkg.dispatch", "pkg.dispatch.Dispatcher")}
+
+
+def test_reference_lists_stay_out_of_the_text_that_embeddings_and_prompts_see() -> None:
+    from llama_index.core.schema import MetadataMode
+
+    node = next(n for n in parse_python_source(DISPATCH, "pkg/dispatch.py",
+                                               "pkg.dispatch").nodes
+                if n.metadata["kind"] == "module_doc")
+    for mode in (MetadataMode.EMBED, MetadataMode.LLM):
+        content = node.get_content(mode)
+        assert "code_refs" not in content and "refs:" not in content
+        assert "Route requests" not in content and "Dispatch to several apps" in content
