@@ -23,8 +23,9 @@ from codecite.config import CodeciteConfig
 
 logger = logging.getLogger(__name__)
 
+TEST_DIRS = frozenset({"tests", "test", "_tests", "_test"})
 EXCLUDED_DIRS = frozenset({
-    "tests", "test", "testing", "__pycache__", "build", "dist", ".git", ".hg", ".svn",
+    *TEST_DIRS, "__pycache__", "build", "dist", ".git", ".hg", ".svn",
     ".tox", ".nox", ".venv", "venv", ".env", "env", ".eggs", "node_modules", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints", "_build", "_static", "static",
     "site-packages", "htmlcov", ".idea", ".vscode", ".github", "_templates",
@@ -131,6 +132,13 @@ def printable_name(rel: str) -> str:
     return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+def _is_subpackage(path: str) -> bool:
+    """A package inside a package: ``trio/testing/`` is API (``trio.testing``), while a
+    ``testing/`` folder beside the sources (pytest's own layout) holds a test suite."""
+    return (os.path.isfile(os.path.join(path, "__init__.py"))
+            and os.path.isfile(os.path.join(os.path.dirname(path), "__init__.py")))
+
+
 def _is_test_file(name: str) -> bool:
     return (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py") \
         or name == "conftest.py"
@@ -224,7 +232,7 @@ class _Walker:
     def _dir_excluded(self, path: str, name: str, real: str) -> bool:
         if real == self.index_real or name.startswith(".codecite"):
             return True
-        if name in ("tests", "test", "testing"):
+        if name in TEST_DIRS or (name == "testing" and not _is_subpackage(path)):
             self.skip(self.rel(path) + "/", SkipReason.TESTS)
             return True
         if name in EXCLUDED_DIRS or name.endswith(EXCLUDED_DIR_SUFFIXES) or \

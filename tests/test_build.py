@@ -173,3 +173,25 @@ def test_manifest_records_counts_and_warnings(built_sample: Path) -> None:
     assert skipped["geokit/tests/"] == "tests" and skipped["geokit/conftest.py"] == "tests"
     assert skipped["docs/conf.py"] == "built-in exclusion"
     assert set(m["checksums"]) >= {"nodes.jsonl", "symbols.json", "bm25/vocab.index.json"}
+
+
+def test_test_suites_are_skipped_but_a_testing_subpackage_is_api(tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "tool"
+    for folder in ("", "testing", "_tests", "_core/_tests"):
+        (pkg / folder).mkdir(parents=True, exist_ok=True)
+        (pkg / folder / "__init__.py").write_text('"""Package."""\n')
+    (pkg / "testing" / "clock.py").write_text('class MockClock:\n    """A fake clock."""\n')
+    (pkg / "_tests" / "helpers.py").write_text('def make_fixture():\n    """A helper."""\n')
+    (pkg / "_core" / "_tests" / "cases.py").write_text('def case():\n    """A case."""\n')
+    suite = tmp_path / "docs" / "testing"  # a test suite outside any package
+    suite.mkdir(parents=True)
+    (suite / "__init__.py").write_text("")
+    (suite / "helpers.py").write_text('def suite_helper():\n    """Help."""\n')
+    report = codecite.build(tmp_path)
+    symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
+    assert "tool.testing.clock.MockClock" in symbols
+    assert not {"tool._tests.helpers.make_fixture", "tool._core._tests.cases.case",
+                "testing.helpers.suite_helper"} & symbols
+    skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}
+    assert skipped["src/tool/_tests/"] == "tests" and skipped["docs/testing/"] == "tests"
+    assert report.nodes > 0
