@@ -54,6 +54,7 @@ still doesn don didn isn wasn won work works working worked keep keeps kept idea
 anything something everything thing things stuff help problem problems issue issues
 wrong broken now update updated updating again happen happens happening fail fails failing
 failed slow fast weird strange happened suddenly anymore ever tried try trying
+crash crashes crashing crashed broke fix fixes fixed fixing stopped hang hangs hanging hung
 """.split())
 GENERIC_NAMES = frozenset({"i", "python", "ok", "okay", "hi", "hello", "thanks", "please"})
 # Python's own names (TypeError, DeprecationWarning, ...) belong to every Python corpus

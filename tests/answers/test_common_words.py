@@ -96,3 +96,15 @@ def test_python_builtin_names_are_not_unknown_tools_but_other_names_are() -> Non
     verdict = assess(_retriever(), _retriever().retrieve_context(
         "Why does cache expire raise a TypeError for entries?"))
     assert verdict.confident, verdict.reason
+
+
+def test_bug_report_words_alone_are_too_vague_but_name_no_feature_away() -> None:
+    retriever = _retriever()
+    for complaint in ("it keeps crashing again, can you just fix it?",
+                      "the cache broke, fix it", "it hangs again, fix it"):
+        verdict = assess(retriever, retriever.retrieve_context(complaint))
+        assert not verdict.confident and "vague" in verdict.reason, complaint
+    # the same words beside two specific ones leave an answerable question
+    verdict = assess(retriever, retriever.retrieve_context(
+        "how do I fix cache entries that expire too early"))
+    assert verdict.confident, verdict.reason
