@@ -2,13 +2,19 @@
 
     python tests/benchmarks/bench_clarify.py [--corpora DIR]
 
-Reads ``heldout/vague.jsonl`` (20 vague complaints, 20 short answerable
-questions about a command-line or web library, written without looking at
-codecite), builds the click and flask held-out corpora found under
-``--corpora`` (the libraries those short questions are about) with no
-configuration, and prints per corpus: vague messages clarified, short
-questions answered, and how many vague ones the vague-word check alone
-catches (the rest must fail the coverage floor to be clarified).
+Two sets, both written without looking at codecite:
+
+- ``heldout/vague.jsonl``: 20 vague complaints and 20 short answerable
+  questions about a command-line or web library, run on the click and flask
+  held-out corpora (the libraries those short questions are about);
+- ``heldout/vague2.jsonl`` (held-out round 8): 30 vague complaints and 30
+  short questions, each line naming the library's help box it was typed into
+  (werkzeug, anyio or urllib3).
+
+Each corpus is built under ``--corpora`` with no configuration. Prints per
+corpus: vague messages clarified and short questions answered, and per set
+how many vague messages the vague-word check alone catches (the rest must
+fail the coverage floor to be clarified).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import codecite
 from codecite.confidence import MIN_SPECIFIC_TOKENS, VAGUE_WORDS, assess
@@ -28,32 +35,52 @@ sys.path.insert(0, str(HERE))
 from bench_quality import HELD_OUT, _default_dir  # noqa: E402
 
 
+def _rows(name: str, default_corpora: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The set's lines, one per (corpus it is run on, line)."""
+    out = []
+    for line in (HERE / "heldout" / name).open():
+        row = json.loads(line)
+        for corpus in ([row["corpus"]] if "corpus" in row else default_corpora):
+            out.append({**row, "corpus": corpus})
+    return out
+
+
+def _word_rule(rows: list[dict[str, Any]]) -> str:
+    vague = {r["query"] for r in rows if r["vague"]}
+    caught = sum(len([t for t in query_tokens(q) if t not in VAGUE_WORDS]) < MIN_SPECIFIC_TOKENS
+                 for q in vague)
+    return f"{caught}/{len(vague)}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", type=Path, default=_default_dir(
         "DEVSUITES_CORPORA", HERE.parents[2] / "devsuite-corpora", Path("devsuite-corpora")))
     args = parser.parse_args()
-    rows = [json.loads(line) for line in (HERE / "heldout" / "vague.jsonl").open()]
-    vague = [r["query"] for r in rows if r["vague"]]
-    specific = [r["query"] for r in rows if not r["vague"]]
-    word_rule = sum(len([t for t in query_tokens(q) if t not in VAGUE_WORDS])
-                    < MIN_SPECIFIC_TOKENS for q in vague)
-    print(f"vague-word check alone: {word_rule}/{len(vague)} vague messages")
-    print(f"{'corpus':<14}{'vague clarified':>17}{'short answered':>16}")
-    corpora = [(name, args.corpora / HELD_OUT[name]) for name in ("click", "flask")
-               if (args.corpora / HELD_OUT[name]).is_dir()]
-    if not corpora:
-        print(f"no held-out corpus under {args.corpora}; see heldout/README.md", file=sys.stderr)
+    sets = {"vague.jsonl": _rows("vague.jsonl", ("click", "flask")),
+            "vague2.jsonl": _rows("vague2.jsonl", ())}
+    needed = sorted({r["corpus"] for rows in sets.values() for r in rows})
+    missing = [name for name in needed if not (args.corpora / HELD_OUT[name]).is_dir()]
+    if missing:
+        print(f"no held-out corpus for {', '.join(missing)} under {args.corpora}; "
+              "see heldout/README.md", file=sys.stderr)
         return 1
-    for name, corpus in corpora:
-        with tempfile.TemporaryDirectory() as tmp:
-            codecite.build(corpus, index_dir=tmp)
-            retriever = codecite.load(corpus, index_dir=tmp, check_stale=False).retriever(10)
-            asked = sum(not assess(retriever, retriever.retrieve_context(q)).confident
-                        for q in vague)
-            answered = sum(assess(retriever, retriever.retrieve_context(q)).confident
-                           for q in specific)
-        print(f"{name:<14}{f'{asked}/{len(vague)}':>17}{f'{answered}/{len(specific)}':>16}")
+    for set_name, rows in sets.items():
+        print(f"\n{set_name}: the vague-word check alone catches {_word_rule(rows)} "
+              "vague messages")
+        print(f"{'corpus':<14}{'vague clarified':>17}{'short answered':>16}")
+        for name in dict.fromkeys(r["corpus"] for r in rows):
+            mine = [r for r in rows if r["corpus"] == name]
+            with tempfile.TemporaryDirectory() as tmp:
+                corpus = args.corpora / HELD_OUT[name]
+                codecite.build(corpus, index_dir=tmp)
+                retriever = codecite.load(corpus, index_dir=tmp, check_stale=False).retriever(10)
+                sure = [assess(retriever, retriever.retrieve_context(r["query"])).confident
+                        for r in mine]
+            vague = [s for s, r in zip(sure, mine, strict=True) if r["vague"]]
+            short = [s for s, r in zip(sure, mine, strict=True) if not r["vague"]]
+            print(f"{name:<14}{f'{vague.count(False)}/{len(vague)}':>17}"
+                  f"{f'{short.count(True)}/{len(short)}':>16}")
     return 0
 
 
