@@ -38,6 +38,8 @@ DEFAULT_ROOT_DOCS = ("README.md", "README.rst", "README.txt", "README", "AGENTS.
 NOT_PACKAGES = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
                           "build", "dist", "benchmarks", "bench", "scripts", "tools", "ci",
                           "site", "venv", "env", "node_modules"})
+# under src/ every package is the project's (pypa/build is src/build); only a test suite is not
+NOT_SRC_PACKAGES = frozenset({"tests", "test", "testing"})
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,8 @@ def _packages_in(folder: Path, prefix: str) -> dict[str, str]:
     if not folder.is_dir():
         return out
     for child in sorted(folder.iterdir()):
-        if child.name.startswith((".", "_")) or child.name.lower() in NOT_PACKAGES:
+        if child.name.startswith((".", "_")) or child.name.lower() in (
+                NOT_SRC_PACKAGES if prefix == "src/" else NOT_PACKAGES):
             continue
         if child.is_dir() and ((child / "__init__.py").is_file()
                                or (child / "__init__.pyi").is_file()):

@@ -134,7 +134,8 @@ def printable_name(rel: str) -> str:
 
 def _is_subpackage(path: str) -> bool:
     """A package inside a package: ``trio/testing/`` is API (``trio.testing``), while a
-    ``testing/`` folder beside the sources (pytest's own layout) holds a test suite."""
+    ``testing/`` folder beside the sources (pytest's own layout) holds a test suite; and
+    ``pkg/build/`` is code, while a ``build/`` folder beside the sources is output."""
     return (os.path.isfile(os.path.join(path, "__init__.py"))
             and os.path.isfile(os.path.join(os.path.dirname(path), "__init__.py")))
 
@@ -235,9 +236,9 @@ class _Walker:
         if name in TEST_DIRS or (name == "testing" and not _is_subpackage(path)):
             self.skip(self.rel(path) + "/", SkipReason.TESTS)
             return True
-        if name in EXCLUDED_DIRS or name.endswith(EXCLUDED_DIR_SUFFIXES) or \
-                (name.startswith(".") and name not in (".",)):
-            return True
+        if (name in EXCLUDED_DIRS and not _is_subpackage(path)) or \
+                name.endswith(EXCLUDED_DIR_SUFFIXES) or (name.startswith(".") and name != "."):
+            return True  # a subpackage keeps its name: pip._internal.operations.build is code
         rel = self.rel(path) + "/"
         if _excluded_by_config(rel, self.cfg.exclude):
             self.skip(rel, SkipReason.EXCLUDED)

@@ -181,6 +181,10 @@ def test_test_suites_are_skipped_but_a_testing_subpackage_is_api(tmp_path: Path)
         (pkg / folder).mkdir(parents=True, exist_ok=True)
         (pkg / folder / "__init__.py").write_text('"""Package."""\n')
     (pkg / "testing" / "clock.py").write_text('class MockClock:\n    """A fake clock."""\n')
+    (pkg / "build").mkdir()  # a subpackage named like a build-output folder is code
+    (pkg / "build" / "__init__.py").write_text('def wheel():\n    """Build a wheel."""\n')
+    (tmp_path / "docs" / "build").mkdir(parents=True)  # ... while this one is output
+    (tmp_path / "docs" / "build" / "page.md").write_text("# Generated\n\nBuilt page.\n")
     (pkg / "_tests" / "helpers.py").write_text('def make_fixture():\n    """A helper."""\n')
     (pkg / "_core" / "_tests" / "cases.py").write_text('def case():\n    """A case."""\n')
     suite = tmp_path / "docs" / "testing"  # a test suite outside any package
@@ -189,7 +193,9 @@ def test_test_suites_are_skipped_but_a_testing_subpackage_is_api(tmp_path: Path)
     (suite / "helpers.py").write_text('def suite_helper():\n    """Help."""\n')
     report = codecite.build(tmp_path)
     symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
-    assert "tool.testing.clock.MockClock" in symbols
+    assert {"tool.testing.clock.MockClock", "tool.build.wheel"} <= symbols
+    assert not any(n.metadata["source_path"].startswith("docs/build/")
+                   for n in codecite.load(tmp_path).nodes)
     assert not {"tool._tests.helpers.make_fixture", "tool._core._tests.cases.case",
                 "testing.helpers.suite_helper"} & symbols
     skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}

@@ -105,3 +105,17 @@ def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
 def test_missing_root_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="is not a folder"):
         load_config(tmp_path / "nope")
+
+
+def test_a_src_package_may_be_named_build_but_a_test_suite_is_not_a_package(
+        tmp_path: Path) -> None:
+    for rel in ("src/build/__init__.py", "src/build/env.py", "src/tests/__init__.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert load_config(tmp_path).package_dirs == {"build": "src/build"}
+    flat = tmp_path / "flat"
+    for rel in ("build/__init__.py", "tool/__init__.py"):
+        (flat / rel).parent.mkdir(parents=True, exist_ok=True)
+        (flat / rel).write_text("")
+    # beside the sources (no src/ folder), a build/ folder is taken for build output
+    assert load_config(flat).package_dirs == {"tool": "tool"}
