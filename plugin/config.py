@@ -37,7 +37,7 @@ DEFAULT_RECIPE_DIRS = ("recipes",)
 DEFAULT_ROOT_DOCS = ("README.md", "README.rst", "README.txt", "README", "AGENTS.md")
 NOT_PACKAGES = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
                           "build", "dist", "benchmarks", "bench", "scripts", "tools", "ci",
-                          "site", "venv", "env", "node_modules"})
+                          "site", "venv", "env", "node_modules", "typings", "stubs"})
 # under src/ every package is the project's (pypa/build is src/build); only a test suite is not
 NOT_SRC_PACKAGES = frozenset({"tests", "test", "testing"})
 
@@ -209,12 +209,25 @@ def _packages_in(folder: Path, prefix: str) -> dict[str, str]:
         if child.name.startswith((".", "_")) or child.name.lower() in (
                 NOT_SRC_PACKAGES if prefix == "src/" else NOT_PACKAGES):
             continue
-        if child.is_dir() and ((child / "__init__.py").is_file()
-                               or (child / "__init__.pyi").is_file()):
+        if child.is_dir() and (_is_package(child) or _is_namespace(child)):
             out[child.name] = f"{prefix}{child.name}"
         elif child.is_file() and child.suffix == ".py" and prefix == "src/":
             out[child.stem] = f"{prefix}{child.name}"
     return out
+
+
+def _is_package(folder: Path) -> bool:
+    return (folder / "__init__.py").is_file() or (folder / "__init__.pyi").is_file()
+
+
+def _is_namespace(folder: Path) -> bool:
+    """A PEP 420 namespace package: no ``__init__.py`` of its own, but a package inside
+    (``jaraco/functools/__init__.py`` makes ``jaraco`` the top-level import name)."""
+    try:
+        return any(child.is_dir() and not child.name.startswith((".", "_")) and _is_package(child)
+                   for child in folder.iterdir())
+    except OSError:
+        return False
 
 
 def _default_roots(root: Path, package_dirs: dict[str, str]) -> tuple[str, ...]:

@@ -119,3 +119,17 @@ def test_a_src_package_may_be_named_build_but_a_test_suite_is_not_a_package(
         (flat / rel).write_text("")
     # beside the sources (no src/ folder), a build/ folder is taken for build output
     assert load_config(flat).package_dirs == {"tool": "tool"}
+
+
+def test_a_namespace_package_is_found_by_the_package_inside_it(tmp_path: Path) -> None:
+    # jaraco.functools: jaraco/ has no __init__.py (PEP 420), jaraco/functools/ does
+    for rel in ("jaraco/functools/__init__.py", "typings/other/__init__.pyi",
+                "notes/readme.txt", "docs/index.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    cfg = load_config(tmp_path)
+    assert cfg.package_dirs == {"jaraco": "jaraco"} and cfg.roots == ("jaraco", "docs")
+    src = tmp_path / "layout"
+    (src / "src" / "zope" / "interface").mkdir(parents=True)
+    (src / "src" / "zope" / "interface" / "__init__.py").write_text("")
+    assert load_config(src).package_dirs == {"zope": "src/zope"}
