@@ -539,7 +539,8 @@ def module_name_for(source_path: str, package_dirs: dict[str, str] | None = None
         parts = parts[:-1]
     best: tuple[int, str] | None = None
     for name, folder in (package_dirs or {}).items():
-        fparts = [p for p in folder.strip("/").split("/") if p and p != "."]
+        folder = folder.strip("/").removesuffix(".pyi").removesuffix(".py")  # a lone module
+        fparts = [p for p in folder.split("/") if p and p != "."]
         if parts[: len(fparts)] == fparts and (best is None or len(fparts) > best[0]):
             best = (len(fparts), name)
     if best is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,42 +177,72 @@ def find_settings(root: Path, config_file: Path | None = None) -> tuple[dict[str
     return {}, None
 
 
-def setuptools_package_dirs(root: Path) -> dict[str, str]:
-    """``[tool.setuptools] package-dir`` of the repository, if it declares one."""
+def _pyproject(root: Path) -> dict[str, Any]:
     pyproject = root / "pyproject.toml"
     if not pyproject.is_file():
         return {}
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
-    mapping = data.get("tool", {}).get("setuptools", {}).get("package-dir", {})
+
+
+def setuptools_package_dirs(root: Path) -> dict[str, str]:
+    """``[tool.setuptools] package-dir`` of the repository, if it declares one."""
+    mapping = _pyproject(root).get("tool", {}).get("setuptools", {}).get("package-dir", {})
     return {str(k): str(v) for k, v in mapping.items()} if isinstance(mapping, dict) else {}
 
 
+def project_name(root: Path) -> str | None:
+    """The distribution name: ``[project] name``, else an sdist's ``PKG-INFO``."""
+    name = _pyproject(root).get("project", {}).get("name")
+    if isinstance(name, str) and name:
+        return name
+    try:
+        head = (root / "PKG-INFO").read_text(encoding="utf-8", errors="replace")[:4000]
+    except OSError:
+        return None
+    match = re.search(r"^Name:\s*(\S+)", head, re.MULTILINE)
+    return match.group(1) if match else None
+
+
 def detect_packages(root: Path) -> dict[str, str]:
-    """Import name -> folder for packages at ``./`` or ``src/`` (zero config)."""
+    """Import name -> folder for packages in ``src/``, else ``./``, else ``lib/``
+    (matplotlib's and SQLAlchemy's layout), with zero configuration."""
     mapping = setuptools_package_dirs(root)
     if mapping:
         if "" in mapping:  # {"" = "src"}: every package under that folder
             base = mapping.pop("")
-            mapping.update(_packages_in(root / base, f"{base.strip('/')}/"))
+            mapping.update(_packages_in(root / base, f"{base.strip('/')}/", source=True))
         return mapping
-    found = _packages_in(root / "src", "src/") if (root / "src").is_dir() else {}
-    return found or _packages_in(root, "")
+    found = _packages_in(root / "src", "src/", source=True)
+    if not found:
+        # beside other folders, a folder without __init__.py is a namespace package only
+        # when the distribution says so (jaraco.functools -> jaraco/functools/)
+        name = (project_name(root) or "").lower()
+        namespace = re.split(r"[.\-_]", name, maxsplit=1)[0] if re.search(r"[.\-_]", name) \
+            else None
+        found = _packages_in(root, "", namespace=namespace)
+    return found or _packages_in(root / "lib", "lib/", source=True)
 
 
-def _packages_in(folder: Path, prefix: str) -> dict[str, str]:
+def _packages_in(folder: Path, prefix: str, source: bool = False,
+                 namespace: str | None = None) -> dict[str, str]:
+    """Packages directly in ``folder``. In a source folder (``src/``, ``lib/``) every
+    package is the project's, namespace packages included; elsewhere only folders with
+    an ``__init__.py`` and not named like tests, docs or build output, plus the
+    ``namespace`` folder the distribution name gives."""
     out: dict[str, str] = {}
     if not folder.is_dir():
         return out
     for child in sorted(folder.iterdir()):
         if child.name.startswith((".", "_")) or child.name.lower() in (
-                NOT_SRC_PACKAGES if prefix == "src/" else NOT_PACKAGES):
+                NOT_SRC_PACKAGES if source else NOT_PACKAGES):
             continue
-        if child.is_dir() and (_is_package(child) or _is_namespace(child)):
+        if child.is_dir() and (_is_package(child) or (
+                (source or child.name.lower() == namespace) and _is_namespace(child))):
             out[child.name] = f"{prefix}{child.name}"
-        elif child.is_file() and child.suffix == ".py" and prefix == "src/":
+        elif child.is_file() and child.suffix == ".py" and source:
             out[child.stem] = f"{prefix}{child.name}"
     return out
 

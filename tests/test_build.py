@@ -201,3 +201,17 @@ def test_test_suites_are_skipped_but_a_testing_subpackage_is_api(tmp_path: Path)
     skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}
     assert skipped["src/tool/_tests/"] == "tests" and skipped["docs/testing/"] == "tests"
     assert report.nodes > 0
+
+
+def test_a_lib_layout_is_indexed_under_its_import_names(tmp_path: Path) -> None:
+    files = {"lib/plotkit/__init__.py": '"""Plotting."""\n',
+             "lib/plotkit/pyplot.py": 'def plot(x):\n    """Plot x."""\n',
+             "lib/kit_tools/axes/__init__.py": "",
+             "lib/kit_tools/axes/three.py": 'class Axes3D:\n    """3D axes."""\n',
+             "lib/quick.py": 'def show():\n    """Show."""\n'}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    codecite.build(tmp_path)
+    symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
+    assert {"plotkit.pyplot.plot", "kit_tools.axes.three.Axes3D", "quick.show"} <= symbols

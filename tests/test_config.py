@@ -122,14 +122,32 @@ def test_a_src_package_may_be_named_build_but_a_test_suite_is_not_a_package(
 
 
 def test_a_namespace_package_is_found_by_the_package_inside_it(tmp_path: Path) -> None:
-    # jaraco.functools: jaraco/ has no __init__.py (PEP 420), jaraco/functools/ does
-    for rel in ("jaraco/functools/__init__.py", "typings/other/__init__.pyi",
-                "notes/readme.txt", "docs/index.md"):
+    # jaraco.functools: jaraco/ has no __init__.py (PEP 420), jaraco/functools/ does; at
+    # the root only the folder the distribution is named after is taken for one
+    for rel in ("jaraco/functools/__init__.py", "vendor/six/__init__.py",
+                "typings/other/__init__.pyi", "docs/index.md"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
+    assert load_config(tmp_path).package_dirs == {}
+    (tmp_path / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: jaraco.functools\n")
     cfg = load_config(tmp_path)
     assert cfg.package_dirs == {"jaraco": "jaraco"} and cfg.roots == ("jaraco", "docs")
+    # under src/ every namespace package is the project's
     src = tmp_path / "layout"
     (src / "src" / "zope" / "interface").mkdir(parents=True)
     (src / "src" / "zope" / "interface" / "__init__.py").write_text("")
     assert load_config(src).package_dirs == {"zope": "src/zope"}
+
+
+def test_lib_is_a_source_folder_when_nothing_else_holds_packages(tmp_path: Path) -> None:
+    # matplotlib: lib/matplotlib, lib/mpl_toolkits (namespace), lib/pylab.py; src/ is C++
+    for rel in ("lib/matplotlib/__init__.py", "lib/mpl_toolkits/mplot3d/__init__.py",
+                "lib/pylab.py", "src/ft2font.cpp", "tools/run.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert load_config(tmp_path).package_dirs == {
+        "matplotlib": "lib/matplotlib", "mpl_toolkits": "lib/mpl_toolkits",
+        "pylab": "lib/pylab.py"}
+    (tmp_path / "flat" / "__init__.py").parent.mkdir()
+    (tmp_path / "flat" / "__init__.py").write_text("")
+    assert load_config(tmp_path).package_dirs == {"flat": "flat"}  # the root comes first
