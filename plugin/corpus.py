@@ -140,6 +140,13 @@ def _is_subpackage(path: str) -> bool:
             and os.path.isfile(os.path.join(os.path.dirname(path), "__init__.py")))
 
 
+def _is_doc_source(path: str) -> bool:
+    """A ``build/`` folder that holds documentation sources, not output: SQLAlchemy's
+    ``doc/build/`` has the ``conf.py`` and ``index.rst`` that Sphinx builds from."""
+    return any(os.path.isfile(os.path.join(path, name))
+               for name in ("conf.py", "index.rst", "index.md", "mkdocs.yml"))
+
+
 def _is_test_file(name: str) -> bool:
     return (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py") \
         or name == "conftest.py"
@@ -236,7 +243,8 @@ class _Walker:
         if name in TEST_DIRS or (name == "testing" and not _is_subpackage(path)):
             self.skip(self.rel(path) + "/", SkipReason.TESTS)
             return True
-        if (name in EXCLUDED_DIRS and not _is_subpackage(path)) or \
+        if (name in EXCLUDED_DIRS and not _is_subpackage(path)
+                and not (name == "build" and _is_doc_source(path))) or \
                 name.endswith(EXCLUDED_DIR_SUFFIXES) or (name.startswith(".") and name != "."):
             return True  # a subpackage keeps its name: pip._internal.operations.build is code
         rel = self.rel(path) + "/"

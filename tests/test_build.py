@@ -215,3 +215,17 @@ def test_a_lib_layout_is_indexed_under_its_import_names(tmp_path: Path) -> None:
     codecite.build(tmp_path)
     symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
     assert {"plotkit.pyplot.plot", "kit_tools.axes.three.Axes3D", "quick.show"} <= symbols
+
+
+def test_a_build_folder_with_doc_sources_is_documentation(tmp_path: Path) -> None:
+    (tmp_path / "doc" / "build").mkdir(parents=True)  # SQLAlchemy's layout
+    (tmp_path / "doc" / "build" / "conf.py").write_text("project = 'x'\n")
+    (tmp_path / "doc" / "build" / "index.rst").write_text("Tool\n====\n\nHow to start.\n")
+    (tmp_path / "docs" / "build" / "html").mkdir(parents=True)  # a Sphinx output folder
+    (tmp_path / "docs" / "build" / "html" / "page.md").write_text("# Built\n\nOutput.\n")
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "__init__.py").write_text('"""A tool."""\n')
+    codecite.build(tmp_path)
+    paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
+    assert "doc/build/index.rst" in paths
+    assert not any(p.startswith("docs/build/") for p in paths)
