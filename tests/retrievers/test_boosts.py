@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -67,3 +68,17 @@ def test_lexical_and_propagation() -> None:
     assert boosts.lexical_score(2.0, 4.0) == 2.0 + 0.35 * 4.0
     assert boosts.propagated_score(1.0, 10.0, 0.4) == 4.0
     assert boosts.propagated_score(5.0, 10.0, 0.4) == 5.0
+
+
+@pytest.mark.parametrize(("path", "low"), [
+    ("CHANGELOG.md", True), ("docs/changes.rst", True), ("doc/whatsnew/v0.11.1.rst", True),
+    ("doc/source/whats_new/v2.0.rst", True), ("doc/build/changelog/migration_10.rst", True),
+    ("docs/history.rst", True), ("docs/release-process.rst", False),
+    ("docs/tutorial/changing_values.md", False),
+    ("docs/api.rst", False), ("docs/licensing_faq/overview.md", False),
+])
+def test_changelog_pages_and_folders_are_low_value_docs(path: str, low: bool) -> None:
+    from codecite.retrievers.settings import ScoringSettings
+
+    factor = ScoringSettings().zero_config_factor({"kind": "doc_section", "source_path": path})
+    assert factor == (0.5 if low else 1.0)
