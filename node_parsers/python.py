@@ -80,13 +80,16 @@ def _is_private(name: str) -> bool:
 
 def _string_value(node: Any) -> str:
     """The value of a string literal node, without evaluating anything."""
-    raw = _text(node)
-    raw = _STRING_PREFIX.sub("", raw, count=1)
+    text = _text(node)
+    raw = _STRING_PREFIX.sub("", text, count=1)
+    is_raw = "r" in text[: len(text) - len(raw)].lower()
     for quote in ('"""', "'''", '"', "'"):
         if raw.startswith(quote) and raw.endswith(quote) and len(raw) >= 2 * len(quote):
             raw = raw[len(quote):-len(quote)]
             break
-    return inspect.cleandoc(raw)
+    if not is_raw:
+        raw = raw.replace("\\\n", "")  # a backslash at a line end continues the line
+    return inspect.cleandoc(raw).strip()
 
 
 def _docstring_of(block: Any) -> str:
@@ -309,6 +312,9 @@ class _ModuleWalker:
         left = assign.child_by_field_name("left")
         if left is None:
             return
+        if left.type == "attribute":
+            self._late_docstring(left, assign.child_by_field_name("right"))
+            return
         names = [left] if left.type == "identifier" else [
             n for n in left.named_children if n.type == "identifier"]
         right = assign.child_by_field_name("right")
@@ -341,6 +347,34 @@ class _ModuleWalker:
                           returns=_text(ann) if ann is not None else None, docstring=doc,
                           decorators=[])
         self.nodes.append(make_node(f"{symbol}\n{header}\n{doc}".rstrip(), meta))
+
+    def _late_docstring(self, left: Any, right: Any) -> None:
+        """``violinplot.__doc__ = dedent('''...''').format(...)``: seaborn and others
+        write a function's docstring after it. Its string literals become the docstring
+        of that module-level symbol (nothing is evaluated; placeholders stay as written)."""
+        target = left.child_by_field_name("object")
+        if right is None or target is None or target.type != "identifier" or \
+                _text(left.child_by_field_name("attribute")) != "__doc__":
+            return
+        stack, doc = [right], ""
+        while stack:  # the first string of the value: the template, not its arguments
+            node = stack.pop()
+            if node.type == "string":
+                doc = _string_value(node)
+                break
+            if node.type == "concatenated_string":
+                doc = inspect.cleandoc("".join(_string_value(c) + "\n" for c in
+                                               node.named_children if c.type == "string"))
+                break
+            stack.extend(reversed(node.named_children))
+        symbol = f"{self.module}.{_text(target)}"
+        node = next((n for n in reversed(self.nodes) if n.metadata.get("symbol") == symbol
+                     and n.metadata["kind"] == NodeKind.PYTHON_SYMBOL.value), None)
+        if node is None or not doc:
+            return
+        old = node.metadata.get("docstring") or ""
+        node.metadata["docstring"] = f"{old}\n\n{doc}" if old else doc
+        node.text = f"{node.text}\n{doc}"
 
     # -- functions and classes ---------------------------------------------------
     def _function(self, definition: Any, outer: Any, symbol: str, kind: NodeKind,

@@ -135,3 +135,32 @@ def test_module_names_follow_layout_and_package_dirs() -> None:
                                                   "codecite.retrievers": "retrievers"}) == \
         "codecite.retrievers.bm25"
     assert module_name_for("docs/examples/plot_x.py") == "docs.examples.plot_x"
+
+
+def test_a_docstring_assigned_after_the_function_is_its_docstring() -> None:
+    source = '''
+from textwrap import dedent
+
+def violinplot(data=None):
+    return data
+
+violinplot.__doc__ = dedent("""\\
+    Draw a violin plot.
+
+    {params}
+    """).format(params="data: the table")
+
+class Grid:
+    """A grid."""
+
+Grid.__doc__ += "Also a layout."
+other.__doc__ = "Not ours."
+violinplot.__doc__ = violinplot.__doc__
+'''
+    nodes = {n.metadata["symbol"]: n for n in parse_python_source(source, "pkg/cat.py",
+                                                                   "pkg.cat").nodes}
+    plot = nodes["pkg.cat.violinplot"]
+    assert plot.metadata["docstring"] == "Draw a violin plot.\n\n{params}"
+    assert plot.text.endswith("Draw a violin plot.\n\n{params}")
+    assert nodes["pkg.cat.Grid"].metadata["docstring"] == "A grid."  # `+=` is left alone
+    assert "Not ours." not in " ".join(n.text for n in nodes.values())
