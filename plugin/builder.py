@@ -60,8 +60,8 @@ logger = logging.getLogger(__name__)
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules.
-PARSER_VERSION = 11  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
-# 10: module docstrings carry refs; 11: `f.__doc__ = "..."` is f's docstring
+PARSER_VERSION = 12  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
+# 10: module docstrings carry refs; 11: `f.__doc__ = "..."` is f's docstring; 12: notebooks
 Progress = Callable[[str, int, int], None]
 
 
@@ -152,6 +152,14 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
         result.warnings += [f"{file.rel}: {w}" for w in parsed.warnings]
     elif file.role is FileRole.RECIPE:
         nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
+    elif file.rel.lower().endswith(".ipynb"):
+        from codecite.node_parsers.notebooks import NotebookError, parse_notebook
+
+        try:
+            nodes = parse_notebook(text, file.rel, max_chars=cfg.max_section_chars)
+        except NotebookError as exc:
+            nodes = []
+            result.warnings.append(f"{file.rel}: {exc}; not indexed")
     else:
         nodes = parse_doc(text, file.rel, max_chars=cfg.max_section_chars) \
             if file.rel.lower().endswith(DOC_SUFFIXES) \

@@ -27,7 +27,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-DEFAULT_SUFFIXES = (".py", ".rst", ".md")
+DEFAULT_SUFFIXES = (".py", ".rst", ".md", ".ipynb")
 DEFAULT_INDEX_DIR = ".codecite"
 DEFAULT_CONFIDENCE_FLOOR: float | None = None  # None: calibrated per index
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
