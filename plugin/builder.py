@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from codecite import __version__
-from codecite.config import CodeciteConfig, load_config
+from codecite.config import DEFAULT_EXAMPLE_DIRS, CodeciteConfig, load_config
 from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
 from codecite.errors import CodeciteError, ConfigError, IndexIntegrityError
 from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
@@ -60,8 +60,9 @@ logger = logging.getLogger(__name__)
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules.
-PARSER_VERSION = 12  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
-# 10: module docstrings carry refs; 11: `f.__doc__ = "..."` is f's docstring; 12: notebooks
+PARSER_VERSION = 13  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
+# 10: module docstrings carry refs; 11: `f.__doc__ = "..."` is f's docstring; 12: notebooks;
+# 13: gallery scripts are pages
 Progress = Callable[[str, int, int], None]
 
 
@@ -150,6 +151,14 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
                                    f"{', '.join(map(str, parsed.error_lines[:5]))}; "
                                    "partially parsed")
         result.warnings += [f"{file.rel}: {w}" for w in parsed.warnings]
+        if file.rel.split("/", 1)[0] in DEFAULT_EXAMPLE_DIRS:
+            from codecite.node_parsers.scripts import is_script, parse_example_script
+
+            if is_script(text):  # a gallery page: its docstring opens the page's first
+                # section, and its variables (`tips = load_dataset(...)`) are not API
+                nodes = [n for n in nodes if n.metadata["kind"] != "module_doc"
+                         and n.metadata.get("symbol_type") != "assignment"]
+                nodes += parse_example_script(text, file.rel, max_chars=cfg.max_section_chars)
     elif file.role is FileRole.RECIPE:
         nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
     elif file.rel.lower().endswith(".ipynb"):

@@ -1,0 +1,75 @@
+"""Gallery scripts read as the reST pages they render to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import codecite
+from codecite.node_parsers.scripts import is_script, parse_example_script
+
+GALLERY = '''"""
+Violin plots
+============
+
+Split each violin by a second variable.
+"""
+import plotkit as pk
+
+###############################################################################
+# Load the tips table and draw one violin per day.
+tips = pk.load_dataset("tips")
+pk.violinplot(data=tips, x="day", split=True)
+
+# %%
+# Smaller violins
+# ---------------
+#
+# Narrow them with a width.
+pk.violinplot(data=tips, width=.5)
+'''
+APP = '''"""A tiny web application."""
+from plotkit import App
+
+app = App(__name__)
+
+
+def index():
+    return "hello"
+
+
+if __name__ == "__main__":
+    app.run()
+'''
+
+
+def test_a_gallery_script_is_a_page_of_prose_and_code_on_its_own_lines() -> None:
+    assert is_script(GALLERY) and not is_script(APP) and not is_script("def broken(:\n")
+    nodes = parse_example_script(GALLERY, "examples/violins.py")
+    assert [n.metadata["heading_path"] for n in nodes] == [
+        ["Violin plots"], ["Violin plots", "Smaller violins"]]
+    first, second = nodes
+    assert "Split each violin" in first.text and "one violin per day" in first.text
+    assert "    pk.violinplot(data=tips, x=\"day\", split=True)" in first.text
+    assert "###" not in first.text and "%%" not in second.text
+    assert "pk.violinplot" in first.metadata["code_refs"]
+    lines = GALLERY.split("\n")
+    assert lines[first.metadata["start_line"] - 1] == "Violin plots"
+    assert lines[second.metadata["start_line"] - 1] == "# Smaller violins"
+    assert lines[second.metadata["end_line"] - 1] == "pk.violinplot(data=tips, width=.5)"
+
+
+def test_gallery_scripts_under_examples_are_indexed_as_pages(tmp_path: Path) -> None:
+    (tmp_path / "plotkit").mkdir()
+    (tmp_path / "plotkit" / "__init__.py").write_text(
+        'def violinplot(data, x=None, split=False, width=.8):\n    """Draw violins."""\n')
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "violins.py").write_text(GALLERY)
+    (tmp_path / "examples" / "app.py").write_text(APP)
+    codecite.build(tmp_path)
+    nodes = codecite.load(tmp_path).nodes
+    by_path: dict[str, list[str]] = {}
+    for n in nodes:
+        by_path.setdefault(n.metadata["source_path"], []).append(n.metadata["kind"])
+    assert by_path["examples/violins.py"] == ["doc_section", "doc_section"]
+    # an example application stays code: its module docstring and functions
+    assert sorted(by_path["examples/app.py"]) == ["module_doc", "python_symbol", "python_symbol"]
