@@ -31,6 +31,9 @@ EXCLUDED_DIRS = frozenset({
     "site-packages", "htmlcov", ".idea", ".vscode", ".github", "_templates",
 })
 EXCLUDED_DIR_SUFFIXES = (".egg-info", ".dist-info")
+# a notebook's outputs (images, tables) are dropped before indexing, and they make up
+# most of an executed notebook's size: it may be this many times max_file_bytes
+NOTEBOOK_SIZE_FACTOR = 16
 
 
 class SkipReason(str, Enum):
@@ -270,7 +273,9 @@ class _Walker:
             return
         try:
             st = os.stat(path)
-            if st.st_size > self.cfg.max_file_bytes:
+            limit = self.cfg.max_file_bytes * (NOTEBOOK_SIZE_FACTOR
+                                               if rel.endswith(".ipynb") else 1)
+            if st.st_size > limit:
                 self.skip(rel, SkipReason.TOO_LARGE)
                 return
             known = self.known.get(rel)

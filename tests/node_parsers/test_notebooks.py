@@ -91,3 +91,19 @@ def test_notebooks_are_indexed_by_default_and_a_broken_one_is_reported(tmp_path:
     assert ctx.nodes[0].node.metadata["source_path"] == "docs/violin.ipynb"
     # the notebook's section names the function: it lends it relevance
     assert "plotkit.violinplot" in {n.node.metadata.get("symbol") for n in ctx.nodes}
+
+
+def test_an_executed_notebook_is_indexed_although_its_outputs_are_large(tmp_path: Path) -> None:
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "__init__.py").write_text('"""A tool."""\n')
+    (tmp_path / "docs").mkdir()
+    cells = json.loads(MARKDOWN_NB)
+    cells["cells"][1]["outputs"] = [{"output_type": "display_data", "metadata": {},
+                                     "data": {"image/png": "iVBORw0KGgo" * 150_000}}]
+    (tmp_path / "docs" / "executed.ipynb").write_text(json.dumps(cells, indent=1))
+    (tmp_path / "docs" / "huge.md").write_text("# Huge\n\n" + "word " * 300_000)
+    assert (tmp_path / "docs" / "executed.ipynb").stat().st_size > 1024 * 1024
+    codecite.build(tmp_path)
+    paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
+    assert "docs/executed.ipynb" in paths and "docs/huge.md" not in paths
+    assert "iVBORw0KGgo" not in " ".join(n.text for n in codecite.load(tmp_path).nodes)
