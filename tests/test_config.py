@@ -145,9 +145,14 @@ def test_lib_is_a_source_folder_when_nothing_else_holds_packages(tmp_path: Path)
                 "lib/pylab.py", "src/ft2font.cpp", "tools/run.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    assert load_config(tmp_path).package_dirs == {
+    (tmp_path / "galleries" / "examples").mkdir(parents=True)  # matplotlib's gallery folder
+    (tmp_path / "doc").mkdir()
+    cfg = load_config(tmp_path)
+    assert cfg.package_dirs == {
         "matplotlib": "lib/matplotlib", "mpl_toolkits": "lib/mpl_toolkits",
         "pylab": "lib/pylab.py"}
+    assert cfg.roots == ("lib/matplotlib", "lib/mpl_toolkits", "lib/pylab.py", "doc",
+                         "galleries")
     (tmp_path / "flat" / "__init__.py").parent.mkdir()
     (tmp_path / "flat" / "__init__.py").write_text("")
     assert load_config(tmp_path).package_dirs == {"flat": "flat"}  # the root comes first
