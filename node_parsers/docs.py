@@ -606,6 +606,18 @@ def chunks_to_nodes(chunks: Sequence[DocChunk], source_path: str,
     return ensure_unique_ids(nodes)
 
 
+def on_source_lines(nodes: list[TextNode], origin: Sequence[int]) -> list[TextNode]:
+    """Nodes parsed from a document derived from a file (a notebook's cells, a
+    script's comments and code), their lines mapped back to that file's:
+    ``origin[i]`` is the file line of derived line ``i + 1``."""
+    for node in nodes:
+        for key in ("start_line", "end_line"):
+            line = int(node.metadata[key])
+            if origin:
+                node.metadata[key] = origin[min(max(line, 1), len(origin)) - 1]
+    return nodes
+
+
 def parse_markdown(text: str, source_path: str,
                    max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode]:
     """Markdown -> ``doc_section`` nodes.

@@ -21,7 +21,13 @@ from typing import Any
 
 from llama_index.core.schema import TextNode
 
-from .docs import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, markdown_chunks, rst_chunks
+from .docs import (
+    DEFAULT_MAX_SECTION_CHARS,
+    chunks_to_nodes,
+    markdown_chunks,
+    on_source_lines,
+    rst_chunks,
+)
 
 _SOURCE_KEY = re.compile(r'^\s*"source"\s*:')
 RST_MIMETYPES = ("text/restructuredtext", "text/x-rst")
@@ -93,10 +99,4 @@ def parse_notebook(text: str, source_path: str,
     """
     document, origin, rst = notebook_document(text)
     chunks = (rst_chunks if rst else markdown_chunks)(document, source_path, max_chars)
-    nodes = chunks_to_nodes(chunks, source_path)
-    for node in nodes:
-        meta: dict[str, Any] = node.metadata
-        for key in ("start_line", "end_line"):
-            line = int(meta[key])
-            meta[key] = origin[min(max(line, 1), len(origin)) - 1] if origin else line
-    return nodes
+    return on_source_lines(chunks_to_nodes(chunks, source_path), origin)

@@ -18,7 +18,7 @@ import re
 
 from llama_index.core.schema import TextNode
 
-from .docs import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, rst_chunks
+from .docs import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, on_source_lines, rst_chunks
 
 _CELL_MARKER = re.compile(r"^#\s*(%%|In\s*\[.*\]:?)|^#{5,}\s*$")
 
@@ -99,13 +99,8 @@ def parse_example_script(text: str, source_path: str,
     page, origin = script_document(text)
     if not page.strip():
         return []
-    nodes = chunks_to_nodes(rst_chunks(page, source_path, max_chars), source_path)
-    for node in nodes:
-        meta = node.metadata
-        for key in ("start_line", "end_line"):
-            line = int(meta[key])
-            meta[key] = origin[min(max(line, 1), len(origin)) - 1] if origin else line
-    return nodes
+    return on_source_lines(chunks_to_nodes(rst_chunks(page, source_path, max_chars),
+                                           source_path), origin)
 
 
 def is_script(text: str) -> bool:
