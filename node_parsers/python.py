@@ -92,6 +92,18 @@ def _string_value(node: Any) -> str:
     return inspect.cleandoc(raw).strip()
 
 
+def _first_string(node: Any) -> Any:
+    """The first string literal (or implicitly concatenated strings) in ``node``'s subtree,
+    in source order: in ``dedent(doc).format(x="y")``, the ``doc`` literal."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("string", "concatenated_string"):
+            return current
+        stack.extend(reversed(current.named_children))
+    return None
+
+
 def _docstring_of(block: Any) -> str:
     if block is None:
         return ""
@@ -260,6 +272,7 @@ class _ModuleWalker:
                 self._function(definition, outer, f"{self.module}.{name}", NodeKind.PYTHON_SYMBOL)
         elif t == "expression_statement":
             self._assignment(child)
+            self._add_newdoc(child)
         elif t in ("import_statement", "import_from_statement", "future_import_statement"):
             self._import(child)
 
@@ -356,17 +369,10 @@ class _ModuleWalker:
         if right is None or target is None or target.type != "identifier" or \
                 _text(left.child_by_field_name("attribute")) != "__doc__":
             return
-        stack, doc = [right], ""
-        while stack:  # the first string of the value: the template, not its arguments
-            node = stack.pop()
-            if node.type == "string":
-                doc = _string_value(node)
-                break
-            if node.type == "concatenated_string":
-                doc = inspect.cleandoc("".join(_string_value(c) + "\n" for c in
-                                               node.named_children if c.type == "string"))
-                break
-            stack.extend(reversed(node.named_children))
+        found = _first_string(right)  # the template, not its arguments
+        doc = "" if found is None else _string_value(found) if found.type == "string" else \
+            inspect.cleandoc("".join(_string_value(c) + "\n" for c in found.named_children
+                                     if c.type == "string"))
         symbol = f"{self.module}.{_text(target)}"
         node = next((n for n in reversed(self.nodes) if n.metadata.get("symbol") == symbol
                      and n.metadata["kind"] == NodeKind.PYTHON_SYMBOL.value), None)
@@ -375,6 +381,49 @@ class _ModuleWalker:
         old = node.metadata.get("docstring") or ""
         node.metadata["docstring"] = f"{old}\n\n{doc}" if old else doc
         node.text = f"{node.text}\n{doc}"
+
+    def _add_newdoc(self, stmt: Any) -> None:
+        """``add_newdoc("numpy._core.multiarray", "zeros", doc)``: numpy and scipy document
+        their C functions (``np.zeros``, ``np.add``) this way, and a method with
+        ``add_newdoc(module, "ndarray", ("sort", doc))``. Each such call with literal
+        arguments becomes the documented symbol's node, cited at the call."""
+        call = stmt.named_children[0] if stmt.named_child_count == 1 else None
+        if call is None or call.type != "call":
+            return
+        func = call.child_by_field_name("function")
+        name = _text(func).rsplit(".", 1)[-1] if func is not None else ""
+        args = call.child_by_field_name("arguments")
+        if name != "add_newdoc" or args is None:
+            return
+        values = [a for a in args.named_children if a.type != "comment"]
+        if len(values) < 3 or values[0].type != "string" or values[1].type != "string":
+            return
+        module, owner = _string_value(values[0]), _string_value(values[1])
+        third = values[2]
+        member = None
+        if third.type in ("tuple", "parenthesized_expression"):
+            parts = [a for a in third.named_children if a.type != "comment"]
+            if len(parts) != 2 or parts[0].type != "string" or parts[1].type != "string":
+                return
+            member, third = _string_value(parts[0]), parts[1]
+        third = _first_string(third)  # numpy writes `"""...""".replace("${LIKE}", like_doc)`
+        if third is None or not re.fullmatch(r"[\w.]+", module) or \
+                not owner.isidentifier() or (member is not None and not member.isidentifier()):
+            return
+        leaf = member or owner
+        if _is_private(owner) or (member is not None and _is_private(member)) or \
+                (member is None and leaf.startswith("__")):
+            return
+        doc = _string_value(third)
+        symbol = f"{module}.{owner}" + (f".{member}" if member else "")
+        first = doc.split("\n", 1)[0].strip()
+        signature = first if first.split("(", 1)[0].split(".")[-1] == leaf else f"{leaf}(...)"
+        kind = NodeKind.PYTHON_METHOD if member else NodeKind.PYTHON_SYMBOL
+        meta = self._meta(kind, stmt, symbol=symbol, module=module,
+                          symbol_type="method" if member else "documented",
+                          signature=signature, params=[], returns=None, decorators=[],
+                          docstring=doc)
+        self.nodes.append(make_node(f"{symbol}\n{signature}\n{doc}".rstrip(), meta))
 
     # -- functions and classes ---------------------------------------------------
     def _function(self, definition: Any, outer: Any, symbol: str, kind: NodeKind,

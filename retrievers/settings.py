@@ -12,8 +12,9 @@ from . import boosts
 # a changelog-like page, or any page in a changelog-like folder (pandas' and seaborn's
 # whatsnew/v0.11.1.rst, SQLAlchemy's changelog/migration_10.rst)
 LOW_VALUE_DOC = re.compile(
-    r"(^|/)(changelog|changes|history|release[-_]?notes|releases|news|whats[-_]?new|"
-    r"prev[-_]whats[-_]new|contributing|authors|license|code[-_]of[-_]conduct)([^/]*$|/)",
+    r"(^|/)((changelog|changes|history|release[-_]?notes|releases|news|whats[-_]?new|"
+    r"prev[-_]whats[-_]new|contributing|authors|license|code[-_]of[-_]conduct)([^/]*$|/)"
+    r"|release/)",  # numpy's doc/source/release/1.15.0-notes.rst; a release.rst is a process
     re.IGNORECASE)
 
 

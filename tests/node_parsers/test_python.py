@@ -164,3 +164,38 @@ violinplot.__doc__ = violinplot.__doc__
     assert plot.text.endswith("Draw a violin plot.\n\n{params}")
     assert nodes["pkg.cat.Grid"].metadata["docstring"] == "A grid."  # `+=` is left alone
     assert "Not ours." not in " ".join(n.text for n in nodes.values())
+
+
+def test_add_newdoc_calls_document_the_symbols_they_name() -> None:
+    source = '''
+from numpy._core.function_base import add_newdoc
+
+add_newdoc('numpy._core.multiarray', 'zeros',
+    """
+    zeros(shape, dtype=float)
+
+    Return a new array of given shape and type, filled with zeros.
+    ${LIKE}
+    """.replace("${LIKE}", like_doc))
+
+add_newdoc('numpy._core.multiarray', 'ndarray', ('sort',
+    """
+    a.sort(axis=-1)
+
+    Sort an array in-place.
+    """))
+
+add_newdoc('numpy._core.multiarray', '_private', """Hidden.""")
+add_newdoc(place, name, doc)
+'''
+    nodes = {n.metadata["symbol"]: n for n in parse_python_source(
+        source, "numpy/_core/_add_newdocs.py", "numpy._core._add_newdocs").nodes}
+    zeros = nodes["numpy._core.multiarray.zeros"]
+    assert zeros.metadata["kind"] == "python_symbol"
+    assert zeros.metadata["signature"] == "zeros(shape, dtype=float)"
+    assert "filled with zeros" in zeros.metadata["docstring"] and "filled with zeros" in zeros.text
+    assert (zeros.metadata["start_line"], zeros.metadata["end_line"]) == (4, 10)
+    sort = nodes["numpy._core.multiarray.ndarray.sort"]
+    assert sort.metadata["kind"] == "python_method" and "in-place" in sort.text
+    assert not any("_private" in s for s in nodes)
+    assert set(nodes) == {"numpy._core.multiarray.zeros", "numpy._core.multiarray.ndarray.sort"}

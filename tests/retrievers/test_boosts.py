@@ -74,6 +74,7 @@ def test_lexical_and_propagation() -> None:
     ("CHANGELOG.md", True), ("docs/changes.rst", True), ("doc/whatsnew/v0.11.1.rst", True),
     ("doc/source/whats_new/v2.0.rst", True), ("doc/build/changelog/migration_10.rst", True),
     ("docs/history.rst", True), ("docs/release-process.rst", False),
+    ("doc/source/release/1.15.0-notes.rst", True), ("docs/release.rst", False),
     ("docs/tutorial/changing_values.md", False),
     ("docs/api.rst", False), ("docs/licensing_faq/overview.md", False),
 ])
