@@ -20,7 +20,9 @@ from llama_index.core.schema import TextNode
 
 from .docs import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, on_source_lines, rst_chunks
 
-_CELL_MARKER = re.compile(r"^#\s*(%%|In\s*\[.*\]:?)|^#{5,}\s*$")
+_CELL_MARKER = re.compile(r"^#\s*(%%|In\s*\[.*\]:?)|^#{5,}\s*$|^#!")
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(\S.*)$")
+_ADORNMENTS = "=-~^\"'"
 
 
 def script_document(text: str) -> tuple[str, list[int]]:
@@ -68,8 +70,16 @@ def script_document(text: str) -> tuple[str, list[int]]:
             out.extend(f"    {s}" for _, s in lines)
             origin.extend(n for n, _ in lines)
         elif lines:
-            out.extend(s for _, s in lines)
-            origin.extend(n for n, _ in lines)
+            for n, text in lines:
+                heading = _MD_HEADING.match(text)
+                if heading:  # `# ## Title`, as notebooks exported to scripts write it
+                    title = heading.group(2).strip()
+                    out.extend(["", title, _ADORNMENTS[len(heading.group(1)) - 1] * len(title),
+                                ""])
+                    origin.extend([n, n, n, n])
+                else:
+                    out.append(text)
+                    origin.append(n)
         if lines:
             out.append("")
             origin.append(lines[-1][0])

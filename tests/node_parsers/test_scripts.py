@@ -73,3 +73,17 @@ def test_gallery_scripts_under_examples_are_indexed_as_pages(tmp_path: Path) -> 
     assert by_path["examples/violins.py"] == ["doc_section", "doc_section"]
     # an example application stays code: its module docstring and functions
     assert sorted(by_path["examples/app.py"]) == ["module_doc", "python_symbol", "python_symbol"]
+
+
+def test_a_notebook_exported_to_a_script_keeps_its_markdown_headings() -> None:
+    source = ('#!/usr/bin/env python\n\n# # Stationarity tests\n#\n# Check a series first.\n\n'
+              'import toolkit as tk\n\n# ## The ADF test\n#\n# It tests for a unit root.\n\n'
+              'tk.adfuller(series)\n')
+    assert is_script(source)
+    nodes = parse_example_script(source, "examples/python/stationarity.py")
+    assert [n.metadata["heading_path"] for n in nodes] == [
+        ["Stationarity tests"], ["Stationarity tests", "The ADF test"]]
+    assert "usr/bin" not in " ".join(n.text for n in nodes)
+    lines = source.split("\n")
+    assert lines[nodes[1].metadata["start_line"] - 1] == "# ## The ADF test"
+    assert "tk.adfuller" in nodes[1].metadata["code_refs"]
