@@ -385,8 +385,10 @@ class _ModuleWalker:
     def _add_newdoc(self, stmt: Any) -> None:
         """``add_newdoc("numpy._core.multiarray", "zeros", doc)``: numpy and scipy document
         their C functions (``np.zeros``, ``np.add``) this way, and a method with
-        ``add_newdoc(module, "ndarray", ("sort", doc))``. Each such call with literal
-        arguments becomes the documented symbol's node, cited at the call."""
+        ``add_newdoc(module, "ndarray", ("sort", doc))``; scipy.special's two-argument
+        ``add_newdoc("gammainc", doc)`` names a function of the enclosing package. Each
+        such call with literal arguments becomes the documented symbol's node, cited at
+        the call."""
         call = stmt.named_children[0] if stmt.named_child_count == 1 else None
         if call is None or call.type != "call":
             return
@@ -396,9 +398,19 @@ class _ModuleWalker:
         if name != "add_newdoc" or args is None:
             return
         values = [a for a in args.named_children if a.type != "comment"]
-        if len(values) < 3 or values[0].type != "string" or values[1].type != "string":
+        if len(values) == 2 and values[0].type == "string":
+            # scipy.special's add_newdoc("gammainc", doc): a name of the enclosing package
+            package = self.module if self.namespace.is_package else \
+                self.module.rsplit(".", 1)[0]
+            values = [None, values[0], values[1]]
+            module = package
+        elif len(values) >= 3 and values[0].type == "string":
+            module = _string_value(values[0])
+        else:
             return
-        module, owner = _string_value(values[0]), _string_value(values[1])
+        if values[1].type != "string":
+            return
+        owner = _string_value(values[1])
         third = values[2]
         member = None
         if third.type in ("tuple", "parenthesized_expression"):

@@ -60,10 +60,10 @@ logger = logging.getLogger(__name__)
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules.
-PARSER_VERSION = 15  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
+PARSER_VERSION = 16  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
 # 10: module docstrings carry refs; 11: `f.__doc__ = "..."` is f's docstring; 12: notebooks;
 # 13: gallery scripts are pages; 14: add_newdoc(module, name, doc) documents a symbol;
-# 15: `# ## Title` comments in gallery scripts are headings
+# 15: `# ## Title` comments in gallery scripts are headings; 16: add_newdoc(name, doc)
 Progress = Callable[[str, int, int], None]
 
 

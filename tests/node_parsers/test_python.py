@@ -199,3 +199,14 @@ add_newdoc(place, name, doc)
     assert sort.metadata["kind"] == "python_method" and "in-place" in sort.text
     assert not any("_private" in s for s in nodes)
     assert set(nodes) == {"numpy._core.multiarray.zeros", "numpy._core.multiarray.ndarray.sort"}
+
+
+def test_a_two_argument_add_newdoc_names_a_function_of_the_enclosing_package() -> None:
+    source = ('add_newdoc("gammainc",\n    """\n    gammainc(a, x, out=None)\n\n'
+              '    Regularized lower incomplete gamma function.\n    """)\n'
+              'add_newdoc("_private", "x")\n')
+    nodes = parse_python_source(source, "scipy/special/_add_newdocs.py",
+                                "scipy.special._add_newdocs").nodes
+    assert [(n.metadata["symbol"], n.metadata["signature"]) for n in nodes] == [
+        ("scipy.special.gammainc", "gammainc(a, x, out=None)")]
+    assert "incomplete gamma" in nodes[0].text and nodes[0].metadata["start_line"] == 1
