@@ -78,8 +78,8 @@ def _is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def _string_value(node: Any) -> str:
-    """The value of a string literal node, without evaluating anything."""
+def _literal(node: Any) -> str:
+    """A string literal's content: prefix and quotes off, line continuations joined."""
     text = _text(node)
     raw = _STRING_PREFIX.sub("", text, count=1)
     is_raw = "r" in text[: len(text) - len(raw)].lower()
@@ -87,19 +87,25 @@ def _string_value(node: Any) -> str:
         if raw.startswith(quote) and raw.endswith(quote) and len(raw) >= 2 * len(quote):
             raw = raw[len(quote):-len(quote)]
             break
-    if not is_raw:
-        raw = raw.replace("\\\n", "")  # a backslash at a line end continues the line
-    return inspect.cleandoc(raw).strip()
+    return raw if is_raw else raw.replace("\\\n", "")  # a backslash at a line end joins
 
 
-def _first_string(node: Any) -> Any:
-    """The first string literal (or implicitly concatenated strings) in ``node``'s subtree,
-    in source order: in ``dedent(doc).format(x="y")``, the ``doc`` literal."""
+def _string_value(node: Any) -> str:
+    """The value of a string literal node, without evaluating anything."""
+    return inspect.cleandoc(_literal(node)).strip()
+
+
+def _first_string(node: Any) -> str | None:
+    """The value of the first string literal (or implicitly concatenated strings) in
+    ``node``'s subtree, in source order: in ``dedent(doc).format(x="y")``, ``doc``'s."""
     stack = [node]
     while stack:
         current = stack.pop()
-        if current.type in ("string", "concatenated_string"):
-            return current
+        if current.type == "string":
+            return _string_value(current)
+        if current.type == "concatenated_string":
+            return inspect.cleandoc("".join(_literal(c) for c in current.named_children
+                                            if c.type == "string")).strip()
         stack.extend(reversed(current.named_children))
     return None
 
@@ -369,10 +375,7 @@ class _ModuleWalker:
         if right is None or target is None or target.type != "identifier" or \
                 _text(left.child_by_field_name("attribute")) != "__doc__":
             return
-        found = _first_string(right)  # the template, not its arguments
-        doc = "" if found is None else _string_value(found) if found.type == "string" else \
-            inspect.cleandoc("".join(_string_value(c) + "\n" for c in found.named_children
-                                     if c.type == "string"))
+        doc = _first_string(right) or ""  # the template, not its arguments
         symbol = f"{self.module}.{_text(target)}"
         node = next((n for n in reversed(self.nodes) if n.metadata.get("symbol") == symbol
                      and n.metadata["kind"] == NodeKind.PYTHON_SYMBOL.value), None)
@@ -398,35 +401,32 @@ class _ModuleWalker:
         if name != "add_newdoc" or args is None:
             return
         values = [a for a in args.named_children if a.type != "comment"]
-        if len(values) == 2 and values[0].type == "string":
-            # scipy.special's add_newdoc("gammainc", doc): a name of the enclosing package
-            package = self.module if self.namespace.is_package else \
-                self.module.rsplit(".", 1)[0]
-            values = [None, values[0], values[1]]
-            module = package
+        if len(values) == 2:  # scipy.special's add_newdoc("gammainc", doc): the package's
+            module = self.module if self.namespace.is_package else self.module.rsplit(".", 1)[0]
+            owner_node, doc_node = values
         elif len(values) >= 3 and values[0].type == "string":
             module = _string_value(values[0])
+            owner_node, doc_node = values[1], values[2]
         else:
             return
-        if values[1].type != "string":
+        if owner_node.type != "string":
             return
-        owner = _string_value(values[1])
-        third = values[2]
+        owner = _string_value(owner_node)
         member = None
-        if third.type in ("tuple", "parenthesized_expression"):
-            parts = [a for a in third.named_children if a.type != "comment"]
-            if len(parts) != 2 or parts[0].type != "string" or parts[1].type != "string":
+        if doc_node.type == "tuple":  # (member, doc); parentheses alone only group
+            parts = [a for a in doc_node.named_children if a.type != "comment"]
+            if len(parts) != 2 or parts[0].type != "string":
                 return
-            member, third = _string_value(parts[0]), parts[1]
-        third = _first_string(third)  # numpy writes `"""...""".replace("${LIKE}", like_doc)`
-        if third is None or not re.fullmatch(r"[\w.]+", module) or \
+            member, doc_node = _string_value(parts[0]), parts[1]
+        # numpy writes `"""...""".replace("${LIKE}", like_doc)`: the template is the doc
+        doc = _first_string(doc_node)
+        if doc is None or not re.fullmatch(r"[\w.]+", module) or \
                 not owner.isidentifier() or (member is not None and not member.isidentifier()):
             return
         leaf = member or owner
         if _is_private(owner) or (member is not None and _is_private(member)) or \
                 (member is None and leaf.startswith("__")):
             return
-        doc = _string_value(third)
         symbol = f"{module}.{owner}" + (f".{member}" if member else "")
         first = doc.split("\n", 1)[0].strip()
         signature = first if first.split("(", 1)[0].split(".")[-1] == leaf else f"{leaf}(...)"

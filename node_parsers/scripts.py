@@ -25,7 +25,19 @@ _MD_HEADING = re.compile(r"^(#{1,6})\s+(\S.*)$")
 _ADORNMENTS = "=-~^\"'"
 
 
-def script_document(text: str) -> tuple[str, list[int]]:
+def _tree(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _calls_at_top_level(tree: ast.Module | None) -> bool:
+    return tree is not None and any(
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in tree.body)
+
+
+def script_document(text: str, tree: ast.Module | None = None) -> tuple[str, list[int]]:
     r'''The script as a reST page, and per page line the script line it came from.
 
     Example:
@@ -39,10 +51,7 @@ def script_document(text: str) -> tuple[str, list[int]]:
     out: list[str] = []
     origin: list[int] = []
     first = 0  # index of the first line after the module docstring
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        tree = None
+    tree = tree if tree is not None else _tree(text)
     if tree is not None and tree.body and isinstance(tree.body[0], ast.Expr) and \
             isinstance(tree.body[0].value, ast.Constant) and \
             isinstance(tree.body[0].value.value, str):
@@ -104,9 +113,10 @@ def script_document(text: str) -> tuple[str, list[int]]:
 
 
 def parse_example_script(text: str, source_path: str,
-                         max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode]:
+                         max_chars: int = DEFAULT_MAX_SECTION_CHARS,
+                         tree: ast.Module | None = None) -> list[TextNode]:
     """An example script's page as ``doc_section`` nodes on the script's own lines."""
-    page, origin = script_document(text)
+    page, origin = script_document(text, tree)
     if not page.strip():
         return []
     return on_source_lines(chunks_to_nodes(rst_chunks(page, source_path, max_chars),
@@ -118,9 +128,14 @@ def is_script(text: str) -> bool:
     (``sns.lmplot(...)``, ``plt.show()``) outside ``if __name__ == "__main__"``.
     An example *application* (functions, classes, an ``app = Flask()``) is code
     to read as code; a gallery script is a page."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-               for stmt in tree.body)
+    return _calls_at_top_level(_tree(text))
+
+
+def example_page(text: str, source_path: str,
+                 max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode] | None:
+    """The page of an example file that is a script (``is_script``), else None; the
+    file is parsed once for both."""
+    tree = _tree(text)
+    if not _calls_at_top_level(tree):
+        return None
+    return parse_example_script(text, source_path, max_chars, tree)

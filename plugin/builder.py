@@ -60,10 +60,11 @@ logger = logging.getLogger(__name__)
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules.
-PARSER_VERSION = 16  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
+PARSER_VERSION = 17  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
 # 10: module docstrings carry refs; 11: `f.__doc__ = "..."` is f's docstring; 12: notebooks;
 # 13: gallery scripts are pages; 14: add_newdoc(module, name, doc) documents a symbol;
-# 15: `# ## Title` comments in gallery scripts are headings; 16: add_newdoc(name, doc)
+# 15: `# ## Title` comments in gallery scripts are headings; 16: add_newdoc(name, doc);
+# 17: add_newdoc with implicitly concatenated strings
 Progress = Callable[[str, int, int], None]
 
 
@@ -153,13 +154,13 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
                                    "partially parsed")
         result.warnings += [f"{file.rel}: {w}" for w in parsed.warnings]
         if file.rel.split("/", 1)[0] in DEFAULT_EXAMPLE_DIRS:
-            from codecite.node_parsers.scripts import is_script, parse_example_script
+            from codecite.node_parsers.scripts import example_page
 
-            if is_script(text):  # a gallery page: its docstring opens the page's first
+            page = example_page(text, file.rel, max_chars=cfg.max_section_chars)
+            if page is not None:  # a gallery page: its docstring opens the page's first
                 # section, and its variables (`tips = load_dataset(...)`) are not API
                 nodes = [n for n in nodes if n.metadata["kind"] != "module_doc"
-                         and n.metadata.get("symbol_type") != "assignment"]
-                nodes += parse_example_script(text, file.rel, max_chars=cfg.max_section_chars)
+                         and n.metadata.get("symbol_type") != "assignment"] + page
     elif file.role is FileRole.RECIPE:
         nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
     elif file.rel.lower().endswith(".ipynb"):

@@ -98,8 +98,12 @@ class RefResolver:
                 self._leaf.setdefault(name.rsplit(".", 1)[-1].lower(), []).append(name)
         return self._lower
 
+    @staticmethod
+    def _clean(ref: str) -> str:
+        return ref.strip().lstrip("~.").removesuffix("()")
+
     def resolve(self, ref: str) -> str | None:
-        ref = ref.strip().lstrip("~.").removesuffix("()")
+        ref = self._clean(ref)
         if not ref:
             return None
         for candidate in (ref, self.aliases.get(ref), self.table.resolve(ref)):
@@ -126,7 +130,7 @@ class RefResolver:
     def resolve_in(self, ref: str, module: str | None) -> str | None:
         """``resolve``, but a module docstring's ``Dispatcher`` is first its module's own."""
         if module:
-            local = f"{module}.{ref.strip().lstrip('~.').removesuffix('()')}"
+            local = f"{module}.{self._clean(ref)}"
             if local in self.names:
                 return local
         return self.resolve(ref)

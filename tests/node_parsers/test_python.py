@@ -210,3 +210,11 @@ def test_a_two_argument_add_newdoc_names_a_function_of_the_enclosing_package() -
     assert [(n.metadata["symbol"], n.metadata["signature"]) for n in nodes] == [
         ("scipy.special.gammainc", "gammainc(a, x, out=None)")]
     assert "incomplete gamma" in nodes[0].text and nodes[0].metadata["start_line"] == 1
+
+
+def test_add_newdoc_reads_implicitly_concatenated_strings_as_one_docstring() -> None:
+    source = ("add_newdoc('pkg.core', 'fill', ('Fill an array. '\n"
+              "    'Every element gets one value.'))\n")
+    (node,) = parse_python_source(source, "pkg/_docs.py", "pkg._docs").nodes
+    assert node.metadata["symbol"] == "pkg.core.fill"  # parentheses only group the strings
+    assert node.metadata["docstring"] == "Fill an array. Every element gets one value."
