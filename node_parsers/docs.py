@@ -37,8 +37,11 @@ MARKDOWN_SUFFIXES = (".md", ".markdown")
 RST_SUFFIXES = (".rst", ".txt")
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_ATX_CLOSER = re.compile(r"(?:^|[ \t]+)#+$")
+# linear forms (docs/reliability.md, "Long queries"): the title is greedy up to its last
+# non-blank character instead of lazy (which re-scanned the trailing blanks at each
+# step), and a closing-hash run is tried only from the start of the blanks before it
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(?![ \t])((?:.*[^ \t\n])?))?[ \t]*$")
+_ATX_CLOSER = re.compile(r"(?:^|(?<![ \t])[ \t]+)#+$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])(?:\s|$)")
 _RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")

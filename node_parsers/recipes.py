@@ -67,9 +67,12 @@ SCALAR_KEYS = ("workflow", "title")
 _FM_FIELD = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)$")
 _FM_ITEM = re.compile(r"^[ \t]*-[ \t]+(.*)$")
 _LIST_ITEM = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([^,]+))')
+# the blanks after the colon are one run, or two around a bold marker, never two adjacent
+# runs (which split a long run in every way before failing: docs/reliability.md)
 _WORKFLOW_LINE = re.compile(
-    r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?workflow(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*"
+    r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?workflow(?:\*\*|__)?[ \t]*:[ \t]*(?:(?:\*\*|__)[ \t]*)?"
     r"`?([\w.-]+)`?", re.IGNORECASE)
+_TRAILING_COMMENT = re.compile(r"(?<![ \t])[ \t]+#.*$")  # tried only where the blanks start
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def _unquote(raw: str) -> str:
             return raw[1:-1]
     if len(raw) >= 2 and raw[0] == raw[-1] == "'":
         return raw[1:-1]
-    return re.sub(r"[ \t]+#.*$", "", raw).strip()
+    return _TRAILING_COMMENT.sub("", raw).strip()
 
 
 def _inline_list(raw: str) -> list[str]:

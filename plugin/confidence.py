@@ -83,14 +83,17 @@ def _idf(bm25: Any) -> tuple[np.ndarray, float]:
 def named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
     """Names in the query (acronyms, CamelCase, mid-sentence capitals) unknown to the corpus."""
     out = []
+    known: dict[str, bool] = {}  # a long query repeats its words: tokenize each once
     for m in _NAMED.finditer(query):
         word = m.group(1)
         lowered = word.lower()
         if (lowered in GENERIC_NAMES or lowered in BUILTIN_NAMES
                 or not _looks_like_name(query, m.start(), word)):
             continue
-        tokens = tokenize(word)
-        if tokens and tokens[0] not in vocab:  # the whole name, not just its parts
+        if word not in known:
+            tokens = tokenize(word)
+            known[word] = not tokens or tokens[0] in vocab  # the whole name, not its parts
+        if not known[word]:
             out.append(word)
     return out
 
@@ -101,8 +104,17 @@ def _looks_like_name(query: str, start: int, word: str) -> bool:
         return True
     if not word[0].isupper():
         return False
-    before = query[:start].rstrip()
-    return bool(before) and before[-1] not in ".?!:;\"'`(["
+    before = _last_non_space(query, start)
+    return before is not None and before not in ".?!:;\"'`(["
+
+
+def _last_non_space(text: str, end: int) -> str | None:
+    """The last character of ``text[:end].rstrip()``, without copying ``text[:end]``
+    (which made a query of many names quadratic)."""
+    i = end - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    return text[i] if i >= 0 else None
 
 
 @cache

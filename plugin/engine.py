@@ -51,7 +51,8 @@ DEFAULT_TOP_K = 8
 PASSAGE_CHARS = 700
 DOC_KINDS = ("recipe", "doc_section", "module_doc")
 NO_RUN_NOTICE = "codecite only reports: it will not run anything."
-_CITE = re.compile(r"(\s*)\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
+# starts only where a blank run starts: no retry inside a long run of blanks (linear)
+_CITE = re.compile(r"(?<!\s)(\s*)\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
 
 DEFAULT_ANSWER_PROMPT = PromptTemplate(
     "You answer questions about a Python codebase using ONLY the numbered sources below.\n"

@@ -82,10 +82,22 @@ class Route:
         return {"intent": self.intent, "workflow": self.workflow, "matched": self.matched}
 
 
+def _phrase_pattern(phrase: str) -> str:
+    """``phrase`` as whole words, and not part of a dotted name (``Agent.run`` is no
+    request to run).
+
+    The test on the character before the phrase is a lookbehind placed *after* the
+    literal, over the literal itself (``run(?<!Xrun)`` tests the same character as
+    ``(?<!X)run``), so that the pattern opens with the literal, which the regex
+    engine scans for quickly, instead of testing a lookbehind at every position
+    of a long query (docs/reliability.md, "Long queries").
+    """
+    literal = re.escape(phrase)
+    return rf"{literal}(?<![\w.]{literal})(?!\w|\.\w)"
+
+
 def _has_phrase(lowered: str, phrase: str) -> bool:
-    # whole words, and not part of a dotted name (``Agent.run`` is no request to run)
-    pattern = rf"(?<![\w.]){re.escape(phrase.lower())}(?!\w|\.\w)"
-    return re.search(pattern, lowered) is not None
+    return re.search(_phrase_pattern(phrase.lower()), lowered) is not None
 
 
 def _first_match(lowered: str, phrases: Iterable[str]) -> str | None:
@@ -124,7 +136,7 @@ def content_query(query: str, route: Route) -> str:
     """
     if not route.matched or route.intent == Intent.META.value:
         return query
-    pattern = rf"(?<![\w.]){re.escape(route.matched)}(?!\w|\.\w)(?:\s+(?:that|which|to|for))?"
+    pattern = rf"{_phrase_pattern(route.matched)}(?:\s+(?:that|which|to|for))?"
     rest = " ".join(re.sub(pattern, " ", query, count=1, flags=re.I).split())
     return rest if len(re.findall(r"\w+", rest)) >= 2 else query
 

@@ -94,8 +94,11 @@ def query_tokens(query: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
     return list(dict.fromkeys(tokenize(query[:MAX_QUERY_CHARS], min_length)))
 
 
-_CODE_SPAN = re.compile(r"`+([^`]+)`+")
-_CALL_OR_DOTTED = re.compile(r"\w+(?:\.\w+)+|\w+(?=\()")
+# Both start only where a run starts (a word, a run of backticks): a start inside the run
+# would fail exactly as the run's own start did, and retrying it at every position made a
+# long word cost quadratic time (docs/reliability.md, "Long queries").
+_CODE_SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
+_CALL_OR_DOTTED = re.compile(r"(?<!\w)(?:\w+(?:\.\w+)+|\w+(?=\())")
 
 
 @dataclass(frozen=True)
