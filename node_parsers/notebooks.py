@@ -41,7 +41,9 @@ def _cells(text: str) -> list[Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise NotebookError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        # exc.msg may end in "at" ("Unterminated string starting at"): say where after a colon
+        raise NotebookError(f"not valid JSON ({exc.msg}: line {exc.lineno} "
+                            f"column {exc.colno})") from exc
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list):
         raise NotebookError("no 'cells' list (only nbformat 4 notebooks are read)")

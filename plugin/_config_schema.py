@@ -215,6 +215,8 @@ def _validators(root: Path) -> dict[str, Callable[[Any, str], Any]]:
         "exclude": lambda v, s: _str_list("exclude", v, s),
         "recipes": paths("recipes"),
         "include_private": lambda v, s: _bool("include_private", v, s),
+        "redact_secrets": lambda v, s: _bool("redact_secrets", v, s),
+        "trust_index_from_elsewhere": lambda v, s: _bool("trust_index_from_elsewhere", v, s),
         "index_dir": lambda v, s: _one_path("index_dir", v, s, root),
         "confidence_floor": lambda v, s: _number("confidence_floor", v, s),
         "max_file_bytes": lambda v, s: _positive_int("max_file_bytes", v, s),

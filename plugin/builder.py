@@ -27,20 +27,25 @@ from codecite import __version__
 from codecite.config import DEFAULT_EXAMPLE_DIRS, CodeciteConfig, load_config
 from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
 from codecite.errors import CodeciteError, ConfigError, IndexIntegrityError
+from codecite.lock import Journal, build_lock
 from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
+from codecite.seal import SEAL, seal, verifies
 from codecite.store import (
     FORMAT_VERSION,
+    MANIFEST,
     NODES,
     SYMBOLS,
-    build_lock,
+    check_replaceable,
     checksum_files,
     read_manifest,
     read_verified,
     recover_index,
     staging_dir,
     swap_in,
+    verify_files,
     write_bytes_hashed,
     write_json,
+    write_marker,
 )
 from codecite.symbols import SymbolTable
 from codecite.terms import (
@@ -87,6 +92,7 @@ class FileResult:
     keys: Keys = field(default_factory=Keys)  # empty for a reused file: see ``rows``
     chunk: bytes | None = None
     rows: OldRows | None = None
+    redacted: int = 0  # secret values replaced by placeholders (codecite.redaction)
 
     @property
     def count(self) -> int:
@@ -107,6 +113,8 @@ class BuildReport:
     warnings: list[str]
     seconds: float
     fingerprint: str
+    repaired: str | None = None  # the damage found in the previous index, rebuilt in full
+    embedding: dict[str, Any] | None = None  # the manifest's entry (``stale`` when some are)
 
 
 def _decode(file: CorpusFile, warnings: list[str]) -> str:
@@ -137,9 +145,13 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
     from codecite.node_parsers.docs import parse_doc, parse_markdown
     from codecite.node_parsers.python import module_name_for, parse_python_source
     from codecite.node_parsers.recipes import parse_recipe
+    from codecite.redaction import redact_secrets
 
     result = FileResult(file.rel, file.digest)
     text = _decode(file, result.warnings)
+    if cfg.redact_secrets:  # before any parser: nodes, terms, symbols, vectors see placeholders
+        redacted = redact_secrets(text, file.rel)
+        text, result.redacted = redacted.text, redacted.count
     if not text.strip() and not file.rel.endswith(("__init__.py", "__init__.pyi")):
         result.warnings.append(f"{file.rel}: empty file; nothing to index")
     if file.role is FileRole.PYTHON:
@@ -208,17 +220,27 @@ def infer_node_workflow(meta: dict[str, Any], text: str, cfg: CodeciteConfig) ->
 
 # -- previous index ----------------------------------------------------------------------
 
-def _reusable_manifest(cfg: CodeciteConfig) -> dict[str, Any] | None:
-    """The previous manifest when its settings match this build's, else None."""
+def _reusable_manifest(cfg: CodeciteConfig) -> tuple[dict[str, Any] | None, str | None]:
+    """The previous manifest when its settings match this build's and every index file
+    verifies, else None; and, for an index found damaged or untrusted, what was found."""
+    if not cfg.index_path.exists():
+        return None, None
     try:
         manifest = read_manifest(cfg.index_path)
-    except (CodeciteError, OSError, ValueError):
-        return None
+    except (CodeciteError, OSError, ValueError) as exc:
+        return None, str(exc)
     if manifest.get("config_digest") != cfg.digest() or \
             manifest.get("tokenizer") != TokenizerSettings().to_json() or \
             manifest.get("parser_version") != PARSER_VERSION:
-        return None
-    return manifest
+        return None, None
+    if not cfg.trust_index_from_elsewhere and not verifies(manifest):
+        return None, (f"index at '{cfg.index_path}' was not built here (its keyed digest "
+                      "does not verify)")
+    try:
+        verify_files(cfg.index_path, manifest)
+    except (CodeciteError, OSError) as exc:
+        return None, str(exc)
+    return manifest, None
 
 
 @dataclass
@@ -254,7 +276,8 @@ def _previous(cfg: CodeciteConfig, manifest: dict[str, Any]) -> Previous | None:
         if size and not chunk.endswith(b"\n"):
             return None
         per_file[rel] = FileResult(rel, info["digest"], warnings=list(info.get("warnings", [])),
-                                   chunk=chunk, rows=OldRows(start, start + count))
+                                   chunk=chunk, rows=OldRows(start, start + count),
+                                   redacted=int(info.get("redacted", 0)))
         start, offset = start + count, offset + size
     for ns, line in namespaces:
         if ns.get("source_path") in per_file:
@@ -278,19 +301,22 @@ def build_index(root: str | Path = ".", *, full: bool = False,
     """
     started = time.perf_counter()
     cfg = cfg or load_config(root, config_file, index_dir=index_dir)
-    with build_lock(cfg.index_path, wait=wait), _collector_paused():
-        recover_index(cfg.index_path, clean=True)
-        old_manifest = None if full else _reusable_manifest(cfg)
+    check_replaceable(cfg.index_path)  # before the lock file is made beside it
+    with build_lock(cfg.index_path, wait=wait) as journal, _collector_paused():
+        recover_index(cfg.index_path, journal, clean=True)
+        check_replaceable(cfg.index_path)
+        old_manifest, damage = (None, None) if full else _reusable_manifest(cfg)
         corpus = walk_corpus(cfg, known=old_manifest.get("files") if old_manifest else None)
         if old_manifest is not None and old_manifest.get("fingerprint") == corpus.fingerprint \
                 and embed is None:
             return _report(cfg, corpus, old_manifest, True, 0, started)
-        manifest, reparsed = _update(cfg, corpus, old_manifest, embed, progress)
-    return _report(cfg, corpus, manifest, False, reparsed, started)
+        manifest, reparsed = _update(cfg, corpus, old_manifest, embed, progress, journal)
+    return _report(cfg, corpus, manifest, False, reparsed, started, damage)
 
 
 def _update(cfg: CodeciteConfig, corpus: Corpus, old_manifest: dict[str, Any] | None,
-            embed: Any, progress: Progress | None) -> tuple[dict[str, Any], int]:
+            embed: Any, progress: Progress | None,
+            journal: Journal) -> tuple[dict[str, Any], int]:
     """Parse what changed and write the new index; (manifest, files re-parsed).
 
     A function of its own so that the per-file tables are freed before the
@@ -298,7 +324,7 @@ def _update(cfg: CodeciteConfig, corpus: Corpus, old_manifest: dict[str, Any] | 
     """
     previous = _previous(cfg, old_manifest) if old_manifest is not None else None
     results, reparsed = _parse_all(corpus, cfg, previous.files if previous else {}, progress)
-    return _write(cfg, corpus, results, previous, embed, progress), reparsed
+    return _write(cfg, corpus, results, previous, embed, progress, journal), reparsed
 
 
 @contextlib.contextmanager
@@ -336,7 +362,8 @@ def _parse_all(corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult],
 
 
 def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
-           previous: Previous | None, embed: Any, progress: Progress | None) -> dict[str, Any]:
+           previous: Previous | None, embed: Any, progress: Progress | None,
+           journal: Journal) -> dict[str, Any]:
     from codecite.indexing import annotate_public, write_derived  # retrieval-side tables
 
     terms = assemble([fr.rows or _new_rows(fr) for fr in results],
@@ -358,7 +385,7 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
     starts = np.cumsum([0] + [fr.count for fr in results]).tolist()[:-1]
     chunks = [_node_chunk(fr, start, keys.public, flipped)
               for fr, start in zip(results, starts, strict=True)]
-    with staging_dir(cfg.index_path) as tmp:
+    with staging_dir(cfg.index_path, journal) as tmp:
         nodes_digest = write_bytes_hashed(tmp / NODES, chunks)
         terms.save(tmp)
         keys.save(tmp)
@@ -368,8 +395,10 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
                                          for line in c.split(b"\n")[:-1]], embed, progress)
         manifest = _manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
         manifest["checksums"] = checksum_files(tmp, known={NODES: nodes_digest})
-        write_json(tmp / "manifest.json", manifest)
-        swap_in(tmp, cfg.index_path)
+        manifest[SEAL] = seal(manifest)
+        write_marker(tmp, [*manifest["checksums"], MANIFEST])
+        write_json(tmp / MANIFEST, manifest)
+        swap_in(tmp, cfg.index_path, journal)
     return manifest
 
 
@@ -433,6 +462,8 @@ def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int
 
 def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
               sizes: list[int], keys: Keys, derived: dict[str, Any]) -> dict[str, Any]:
+    from codecite.redaction import RedactionSummary
+
     kinds = Counter(keys.kind)
     workflows = Counter(w or "none" for w in keys.workflow)
     stats = {f.rel: f.stat_entry() for f in corpus.files}
@@ -451,8 +482,10 @@ def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
                    "by_workflow": dict(sorted(workflows.items()))},
         "files": {fr.rel: {"digest": fr.digest, "nodes": fr.count, "bytes": size,
                            **stats.get(fr.rel, {}),
-                           "warnings": fr.warnings}
+                           "warnings": fr.warnings, "redacted": fr.redacted}
                   for fr, size in zip(results, sizes, strict=True)},
+        "redaction": RedactionSummary(cfg.redact_secrets, {  # what `codecite stats` counts
+            fr.rel: fr.redacted for fr in results if fr.redacted}).to_json(),
         "skipped": [{"path": s.rel, "reason": s.reason.value} for s in corpus.skipped],
         "warnings": [w for fr in results for w in fr.warnings],
         **derived,
@@ -460,7 +493,7 @@ def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
 
 
 def _report(cfg: CodeciteConfig, corpus: Corpus, manifest: dict[str, Any], up_to_date: bool,
-            reparsed: int, started: float) -> BuildReport:
+            reparsed: int, started: float, damage: str | None = None) -> BuildReport:
     skipped: dict[str, list[str]] = {}
     for s in corpus.skipped:
         skipped.setdefault(s.reason.value, []).append(s.rel)
@@ -469,4 +502,5 @@ def _report(cfg: CodeciteConfig, corpus: Corpus, manifest: dict[str, Any], up_to
         reparsed=reparsed, nodes=int(manifest.get("node_count", 0)),
         kinds=dict(manifest.get("counts", {}).get("by_kind", {})), skipped=skipped,
         warnings=list(manifest.get("warnings", [])),
-        seconds=time.perf_counter() - started, fingerprint=corpus.fingerprint)
+        seconds=time.perf_counter() - started, fingerprint=corpus.fingerprint,
+        repaired=damage, embedding=manifest.get("embedding"))

@@ -67,22 +67,31 @@ def _progress_printer() -> Callable[[str, int, int], None] | None:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from codecite.builder import build_index
+    from codecite.redaction import RedactionSummary
 
     root = args.root_pos or args.root
     embed = _embed_request(args) if args.embed else None
     report = build_index(root, full=args.full, config_file=args.config_file,
                          index_dir=args.index_dir, wait=args.wait,
                          progress=_progress_printer(), embed=embed)
+    redaction = RedactionSummary.of_index(report.index_dir)
     if args.json:
-        print(json.dumps(report.__dict__, default=str, indent=1))
+        print(json.dumps({**report.__dict__, "redaction": redaction.to_json()}, default=str,
+                         indent=1))
         return EXIT_OK
     if report.up_to_date:
         print(f"index is up to date ({report.nodes} nodes from {report.files} files, "
               f"{report.seconds:.2f}s): {report.index_dir}")
+        _print_embedding(report.embedding, report.nodes, stale_only=True)
         return EXIT_OK
+    if report.repaired:
+        print(f"previous index not reused: {report.repaired}; rebuilt it in full")
     print(f"built {report.index_dir}: {report.nodes} nodes from {report.files} files "
           f"({report.reparsed} parsed) in {report.seconds:.2f}s")
     print("  by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(report.kinds.items())))
+    if redaction.line():  # the whole index's: a reused file keeps its count
+        print(f"  {redaction.line()}")
+    _print_embedding(report.embedding, report.nodes)
     for reason, paths in sorted(report.skipped.items()):
         shown = ", ".join(paths[:5]) + (f", ... ({len(paths)} in all)" if len(paths) > 5 else "")
         print(f"  skipped ({reason}): {shown}")
@@ -92,7 +101,22 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _embed_request(args: argparse.Namespace) -> dict[str, Any]:
-    return {"backend": args.embed_backend, "model": args.embed_model}
+    # required: --embed that cannot embed fails (exit 1) and leaves the index as it was
+    return {"backend": args.embed_backend, "model": args.embed_model, "required": True}
+
+
+def _print_embedding(info: dict[str, Any] | None, nodes: int,
+                     stale_only: bool = False) -> None:
+    """The line about vectors: how many nodes lack a current one, else the count."""
+    if not info:
+        return
+    from codecite.vectors import stale_note
+
+    note = stale_note(info, nodes)
+    if note is None and not stale_only:
+        note = f"embeddings: {info['count']} vectors ({info['backend']} {info['model']})"
+    if note is not None:
+        print(f"  {note}")
 
 
 def _configure_stats(p: argparse.ArgumentParser) -> None:
@@ -116,7 +140,12 @@ def _load(args: argparse.Namespace, check_stale: bool = True) -> Any:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    stats = _load(args, check_stale=False).stats()
+    from codecite.redaction import RedactionSummary
+
+    index = _load(args, check_stale=False)
+    stats = index.stats()
+    redaction = RedactionSummary.of_manifest(index.manifest)
+    stats["redaction"] = redaction.to_json()
     if args.json:
         print(json.dumps(stats, indent=1))
         return EXIT_OK
@@ -130,8 +159,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
     emb = stats.get("embedding")
     print(f"  embeddings: {emb['backend']} {emb['model']} dim {emb['dimension']}" if emb
           else "  embeddings: none (lexical only)")
+    _print_embedding(emb, stats["nodes"], stale_only=True)
     print(f"  doc references resolved: {(stats.get('doc_refs') or {}).get('edges', 0)}; "
           f"mined expansion words: {(stats.get('mined_expansion') or {}).get('words', 0)}")
+    print(f"  secrets redacted: {redaction.values} in {len(redaction.files)} file(s)"
+          if redaction.enabled else "  secrets redacted: off (redact_secrets = false)")
+    for path, count in redaction.files.items():
+        print(f"    {path}: {count}")
     for reason, paths in sorted(stats["skipped"].items()):
         print(f"  skipped ({reason}): {len(paths)}")
         for path in paths[:50]:
@@ -284,6 +318,49 @@ def _run(args: argparse.Namespace) -> int:
         print(f"codecite {args.command}: interrupted; the previous index is intact",
               file=sys.stderr)
         return 130
+    except OSError as exc:  # a folder that cannot be written or read, a full disk, ...
+        building = args.command == "build"
+        fix = ("or build the index elsewhere with --index-dir DIR" if building
+               else "or build an index of your own with `codecite build --index-dir DIR`")
+        message, code = os_error_line(exc, "", fix, "writable" if building else "readable")
+        print(f"codecite {args.command}: {message}", file=sys.stderr)
+        return code
+
+
+def os_error_line(exc: OSError, what: str, fix: str,
+                  access: str = "writable") -> tuple[str, int]:
+    """One line for a failed file operation on ``what`` (e.g. "--json file ") and its
+    exit code: 2 when the path itself is the mistake (a missing folder, a file where a
+    folder must be, a folder where a file must be), 1 for the environment (no
+    permission, a read-only or full disk). ``fix`` ends the permission advice, which
+    asks to make the folder ``access`` ("writable" or "readable")."""
+    import errno
+    import os
+
+    path = exc.filename if exc.filename is not None else "?"
+    folder = os.path.dirname(os.path.abspath(path)) if exc.filename is not None else "?"
+    if exc.errno == errno.ENOENT:
+        if os.path.isdir(folder):
+            return f"{what}'{path}' does not exist; give another path", EXIT_USAGE
+        return (f"{what}'{path}' cannot be made: its folder '{folder}' does not exist; "
+                "create that folder or give another path"), EXIT_USAGE
+    if exc.errno == errno.EEXIST and os.path.isfile(path):
+        return f"'{path}' is a file where a folder is needed; give another path", EXIT_USAGE
+    if exc.errno == errno.ENOTDIR:
+        return (f"{what}'{path}' runs through a file as if it were a folder; give another "
+                "path"), EXIT_USAGE
+    if exc.errno == errno.EISDIR:
+        return f"{what}'{path}' is a folder; give a file name", EXIT_USAGE
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return (f"no permission to use {what}'{path}'; make '{folder}' {access} "
+                f"for you, {fix}"), EXIT_FAIL
+    if exc.errno == errno.EROFS:
+        return f"{what}'{path}' is on a read-only file system; {fix.removeprefix('or ')}", \
+            EXIT_FAIL
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return f"no space left to write {what}'{path}'; free some disk space", EXIT_FAIL
+    return (f"cannot use {what}'{path}' ({exc.strerror or type(exc).__name__}); "
+            f"{fix.removeprefix('or ')}"), EXIT_FAIL
 
 
 if __name__ == "__main__":

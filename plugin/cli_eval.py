@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
-from codecite.cli import EXIT_FAIL, EXIT_OK, _common, _load, _usage, register
+from codecite.cli import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    _common,
+    _load,
+    _usage,
+    os_error_line,
+    register,
+)
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -102,20 +112,58 @@ def _check(report: Any, limits: list[tuple[str, float]], below: bool) -> list[st
     return failures
 
 
+def _output_failure(exc: OSError, flag: str) -> Exception:
+    """The one-line error for an output file that cannot be written: a path that
+    cannot be a file is the user's mistake (exit 2), permissions the environment's (1)."""
+    from codecite.errors import CodeciteError
+
+    message, code = os_error_line(exc, f"{flag} file ",
+                                  f"or give {flag} a path in a folder you can write")
+    return _usage(message) if code == EXIT_USAGE else CodeciteError(message)
+
+
+def _check_output(flag: str, name: str | None) -> None:
+    """Refuse an output path that cannot be written before any work is done.
+
+    Tried for real (the OS knows permissions, read-only disks and ACLs): an
+    existing file is opened for writing without truncating it; a new one is
+    created and removed again (it is ours: made with ``O_EXCL``).
+    """
+    if not name:
+        return
+    try:
+        if os.path.lexists(name):
+            os.close(os.open(name, os.O_WRONLY | os.O_NONBLOCK))  # EISDIR for a folder
+            return
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    except OSError as exc:
+        raise _output_failure(exc, flag) from None
+    os.unlink(name)
+
+
+def _write_output(flag: str, write: Any) -> None:
+    try:
+        write()
+    except OSError as exc:  # since the check: a full disk, a folder removed meanwhile
+        raise _output_failure(exc, flag) from None
+
+
 def _write_outputs(args: argparse.Namespace, report: Any) -> None:
     if args.json_file:
-        Path(args.json_file).write_text(json.dumps(report.to_json(), indent=1) + "\n",
-                                        encoding="utf-8")
+        text = json.dumps(report.to_json(), indent=1) + "\n"
+        _write_output("--json", lambda: Path(args.json_file).write_text(text, encoding="utf-8"))
     if args.plot:
         from codecite.evals import plot_curves
 
         try:
-            plot_curves(report.curves, args.plot)
+            _write_output("--plot", lambda: plot_curves(report.curves, args.plot))
         except ImportError as exc:
             raise _usage(str(exc)) from None
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    _check_output("--json", args.json_file)
+    _check_output("--plot", args.plot)
     _, _, report = _evaluate(args, args.suites, args.k, args.dense, args.baseline)
     print(report.table())
     _write_outputs(args, report)
@@ -136,13 +184,14 @@ def _configure_report(p: argparse.ArgumentParser) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from codecite.evals import reproducibility_report
 
+    _check_output("--out", args.out)
     if args.eval_suites is None:
         index, suites, report = _load(args, check_stale=False), (), None
     else:
         index, suites, report = _evaluate(args, args.eval_suites, args.k)
     text = reproducibility_report(index, eval_report=report, suites=suites)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        _write_output("--out", lambda: Path(args.out).write_text(text, encoding="utf-8"))
         print(f"wrote {args.out}")
     else:
         print(text, end="")

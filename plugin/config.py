@@ -10,8 +10,10 @@ README.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
+import logging
 import re
 import sys
 from dataclasses import dataclass, field
@@ -21,11 +23,14 @@ from typing import Any
 from codecite.errors import ConfigError
 from codecite.retrievers.fusion import DEFAULT_COSINE_FLOOR, DEFAULT_RRF_K
 from codecite.retrievers.settings import ScoringSettings as _SCORING
+from codecite.safe_io import MAX_METADATA_BYTES, UnsafeFileError, read_regular_file
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_SUFFIXES = (".py", ".rst", ".md", ".ipynb")
 DEFAULT_INDEX_DIR = ".codecite"
@@ -110,7 +115,9 @@ class CodeciteConfig:
     exclude: tuple[str, ...] = ()
     recipes: tuple[str, ...] = ()
     include_private: bool = False
+    redact_secrets: bool = True  # credential values become placeholders (redaction.py)
     index_dir: str = DEFAULT_INDEX_DIR
+    trust_index_from_elsewhere: bool = False  # query time: serve an index sealed elsewhere
     confidence_floor: float | None = DEFAULT_CONFIDENCE_FLOOR
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     max_section_chars: int = DEFAULT_MAX_SECTION_CHARS
@@ -143,15 +150,47 @@ class CodeciteConfig:
         data = dataclasses.asdict(self)
         data.pop("root")
         data.pop("source")
+        data.pop("trust_index_from_elsewhere")  # whom to trust, not what is indexed
         blob = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
 # -- reading ------------------------------------------------------------------------
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_metadata(path: Path, root: Path) -> bytes | None:
+    """The bytes of a settings or metadata file of the repository at ``root``.
+
+    None when it is absent, or refused by ``safe_io.read_regular_file``: not a
+    regular file (a FIFO would block, a device never end), leading out of the
+    repository, or larger than ``MAX_METADATA_BYTES``. A refused file is ignored
+    like an absent one; the corpus walk lists it in ``codecite stats``.
+    """
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return read_regular_file(path, root=root, limit=MAX_METADATA_BYTES)
+    except UnsafeFileError as exc:
+        logger.info("%s; ignored", exc)
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+            return None
+        raise
+
+
+def _read_toml(path: Path, root: Path | None = None) -> dict[str, Any] | None:
+    """The TOML in ``path``: a file of the repository at ``root`` (None when absent or
+    refused, see ``_read_metadata``), or without ``root`` the file the user named,
+    which must be a regular file of at most ``MAX_METADATA_BYTES``."""
+    try:
+        raw = read_regular_file(path, root=None, limit=MAX_METADATA_BYTES) if root is None \
+            else _read_metadata(path, root)
+        if raw is None:
+            return None
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        return tomllib.loads(text)
+    except UnsafeFileError as exc:
+        raise ConfigError(f"settings file '{path}' is {exc.reason}; pass a regular file "
+                          f"of at most {MAX_METADATA_BYTES >> 20} MiB such as codecite.toml "
+                          "or pyproject.toml") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read '{path}': {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -161,29 +200,25 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def find_settings(root: Path, config_file: Path | None = None) -> tuple[dict[str, Any], str | None]:
     """The raw settings table and the file it came from (``{}``, None when absent)."""
     if config_file is not None:
-        data = _read_toml(config_file)
+        data = _read_toml(config_file) or {}
         if config_file.name == "pyproject.toml":
             return data.get("tool", {}).get("codecite", {}), str(config_file)
         return data.get("tool", {}).get("codecite", data), str(config_file)
     own = root / "codecite.toml"
-    if own.is_file():
-        data = _read_toml(own)  # top-level keys, or the same [tool.codecite] table
-        return data.get("tool", {}).get("codecite", data), str(own)
+    settings = _read_toml(own, root)
+    if settings is not None:  # top-level keys, or the same [tool.codecite] table
+        return settings.get("tool", {}).get("codecite", settings), str(own)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {}).get("codecite")
-        if table is not None:
-            return table, str(pyproject)
+    table = (_read_toml(pyproject, root) or {}).get("tool", {}).get("codecite")
+    if table is not None:
+        return table, str(pyproject)
     return {}, None
 
 
 def _pyproject(root: Path) -> dict[str, Any]:
-    pyproject = root / "pyproject.toml"
-    if not pyproject.is_file():
-        return {}
     try:
-        return tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return _read_toml(root / "pyproject.toml", root) or {}
+    except ConfigError:
         return {}
 
 
@@ -199,9 +234,12 @@ def project_name(root: Path) -> str | None:
     if isinstance(name, str) and name:
         return name
     try:
-        head = (root / "PKG-INFO").read_text(encoding="utf-8", errors="replace")[:4000]
+        raw = _read_metadata(root / "PKG-INFO", root)
     except OSError:
         return None
+    if raw is None:
+        return None
+    head = raw[:4000].decode("utf-8", errors="replace")
     match = re.search(r"^Name:\s*(\S+)", head, re.MULTILINE)
     return match.group(1) if match else None
 
@@ -269,7 +307,9 @@ def _default_roots(root: Path, package_dirs: dict[str, str]) -> tuple[str, ...]:
 
 
 def _default_root_docs(root: Path) -> tuple[str, ...]:
-    return tuple(name for name in DEFAULT_ROOT_DOCS if (root / name).is_file())
+    # a FIFO README too: the walk skips it with its reason instead of ignoring it unseen
+    return tuple(name for name in DEFAULT_ROOT_DOCS
+                 if (root / name).exists() and not (root / name).is_dir())
 
 
 def load_config(root: str | Path = ".", config_file: str | Path | None = None,

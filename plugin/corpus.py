@@ -14,12 +14,20 @@ import fnmatch
 import hashlib
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
 from codecite.config import CodeciteConfig
+from codecite.safe_io import (
+    MAX_METADATA_BYTES,
+    Refusal,
+    UnsafeFileError,
+    check_regular_file,
+    read_regular_file,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +56,8 @@ class SkipReason(str, Enum):
     UNREADABLE = "unreadable"
     LINK_OUTSIDE = "symlink outside the repository"
     LINK_LOOP = "symlink loop"
+    SPECIAL = "not a regular file"
+    METADATA_TOO_LARGE = f"metadata file larger than {MAX_METADATA_BYTES >> 20} MiB"
     MISSING_ROOT = "configured root does not exist"
     BAD_NAME = "file name is not valid UTF-8"
 
@@ -165,10 +175,22 @@ def _excluded_by_config(rel: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+# metadata files at the repository root that codecite reads (``codecite.config``): the
+# walk reports one that is not a regular file inside the repository, as it would a source
+METADATA_FILES = ("codecite.toml", "pyproject.toml", "PKG-INFO")
+_REFUSED = {Refusal.NOT_REGULAR: SkipReason.SPECIAL, Refusal.OUTSIDE: SkipReason.LINK_OUTSIDE,
+            Refusal.TOO_LARGE: SkipReason.TOO_LARGE}
+
+
 def read_file(path: str) -> bytes:
-    """The bytes of a corpus file (one place, so tests can make a read fail)."""
-    with open(path, "rb") as fh:
-        return fh.read()
+    """The bytes of a corpus file (one place, so tests can make a read fail).
+
+    Opened without blocking and read only if the opened file is a regular file,
+    at most its size (``safe_io.read_regular_file``). The walk has already
+    checked that the path leads inside the repository and that its size is
+    within ``max_file_bytes``; raises ``UnsafeFileError`` if it was swapped since.
+    """
+    return read_regular_file(path, root=None, limit=None)
 
 
 class _Walker:
@@ -182,6 +204,7 @@ class _Walker:
         self.root_real = os.path.realpath(self.root)
         self.index_real = os.path.realpath(cfg.index_path)
         self.recipe_dirs = tuple(r.strip("/") + "/" for r in cfg.recipes)
+        self.suffixes = frozenset(s.lower() for s in cfg.suffixes)  # `.MD` matches `x.md`
         self.corpus = Corpus()
         self._seen: set[str] = set()
 
@@ -208,11 +231,11 @@ class _Walker:
         base = os.path.join(self.root, root) if root != "." else self.root
         if os.path.islink(base) and not self.link_target_ok(base):
             return
-        if os.path.isfile(base):
-            yield base
-            return
         if not os.path.isdir(base):
-            self.skip(root, SkipReason.MISSING_ROOT)
+            if os.path.lexists(base):
+                yield base  # a file; `consider` skips one that is not a regular file
+            else:
+                self.skip(root, SkipReason.MISSING_ROOT)
             return
         yield from self._walk_dir(base, os.path.realpath(base), set())
 
@@ -234,6 +257,11 @@ class _Walker:
             if entry.is_dir():
                 child_real = os.path.realpath(entry.path) if link \
                     else os.path.join(real, entry.name)
+                if link and (real == child_real or real.startswith(child_real + os.sep)):
+                    # a link to this folder or one above it (`up -> ..`): following it
+                    # would index the repository again below itself
+                    self.skip(self.rel(entry.path), SkipReason.LINK_LOOP)
+                    continue
                 if self._dir_excluded(entry.path, entry.name, child_real):
                     continue
                 yield from self._walk_dir(entry.path, child_real, visiting)
@@ -273,8 +301,11 @@ class _Walker:
             return
         try:
             st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode):  # a FIFO or a device is never opened
+                self.skip(rel, SkipReason.SPECIAL)
+                return
             limit = self.cfg.max_file_bytes * (NOTEBOOK_SIZE_FACTOR
-                                               if rel.endswith(".ipynb") else 1)
+                                               if rel.lower().endswith(".ipynb") else 1)
             if st.st_size > limit:
                 self.skip(rel, SkipReason.TOO_LARGE)
                 return
@@ -285,8 +316,14 @@ class _Walker:
                                                     st.st_size, st.st_mtime_ns, path))
                 return
             data = read_file(path)
+        except UnsafeFileError as exc:  # swapped for a FIFO or a device since the stat
+            self.skip(rel, _REFUSED[exc.reason])
+            return
         except OSError:
             self.skip(rel, SkipReason.UNREADABLE)
+            return
+        if len(data) > limit:  # grew since the stat
+            self.skip(rel, SkipReason.TOO_LARGE)
             return
         if b"\x00" in data:
             self.skip(rel, SkipReason.BINARY)
@@ -294,6 +331,23 @@ class _Walker:
         self.corpus.files.append(CorpusFile(rel, self._role(rel), data,
                                             hashlib.sha256(data).hexdigest(),
                                             st.st_size, st.st_mtime_ns, path))
+
+    def report_metadata(self) -> None:
+        """List a settings or package metadata file that ``codecite.config`` refuses to
+        read (a FIFO, a device, a link out of the repository, oversized) and so ignores."""
+        for name in METADATA_FILES:
+            path = os.path.join(self.root, name)
+            if name in self._seen or not os.path.lexists(path) or os.path.isdir(path):
+                continue
+            try:
+                check_regular_file(path, root=self.root_real, limit=MAX_METADATA_BYTES)
+            except UnsafeFileError as exc:
+                self.skip(name, SkipReason.METADATA_TOO_LARGE
+                          if exc.reason is Refusal.TOO_LARGE else _REFUSED[exc.reason])
+            except FileNotFoundError:
+                continue  # a dangling link: as absent
+            except OSError:
+                self.skip(name, SkipReason.UNREADABLE)
 
     def _file_reason(self, rel: str) -> SkipReason | None:
         name = rel.rsplit("/", 1)[-1]
@@ -304,14 +358,14 @@ class _Walker:
             return SkipReason.BUILT_IN
         if _excluded_by_config(rel, self.cfg.exclude):
             return SkipReason.EXCLUDED
-        if os.path.splitext(name)[1].lower() not in self.cfg.suffixes:
+        if os.path.splitext(name)[1].lower() not in self.suffixes:
             return SkipReason.SUFFIX
         return None
 
     def _role(self, rel: str) -> FileRole:
         if rel.endswith((".py", ".pyi")):
             return FileRole.PYTHON
-        if rel.endswith((".md", ".markdown")) and rel.startswith(self.recipe_dirs):
+        if rel.lower().endswith((".md", ".markdown")) and rel.startswith(self.recipe_dirs):
             return FileRole.RECIPE
         return FileRole.DOC
 
@@ -330,7 +384,8 @@ def walk_corpus(cfg: CodeciteConfig, known: dict[str, dict] | None = None) -> Co
         path = os.path.join(walker.root, doc)
         if os.path.islink(path) and not walker.link_target_ok(path):
             continue
-        if os.path.isfile(path):
-            walker.consider(path, explicit=True)
+        if os.path.lexists(path) and not os.path.isdir(path):
+            walker.consider(path, explicit=True)  # a FIFO README is skipped with the reason
+    walker.report_metadata()
     walker.corpus.files.sort(key=lambda f: f.rel)
     return walker.corpus

@@ -205,6 +205,24 @@ def not_configured_reason(spec: EmbeddingSpec) -> str | None:
     return None
 
 
+def missing_requirement(spec: EmbeddingSpec) -> str | None:
+    """What ``spec`` lacks, in a few words for a status line (``None``: nothing known).
+
+    The short form of ``not_configured_reason``, plus the one case only a previous
+    index can name: vectors made by a ``BaseEmbedding`` instance passed in Python.
+    """
+    if spec.backend is Backend.CUSTOM:
+        return "made by a custom embedding; pass it again: codecite.build(embed=<model>)"
+    if spec.backend is Backend.NONE:
+        return "[tool.codecite.embedding] backend is 'none'"
+    if spec.backend is Backend.OPENAI and not os.environ.get("OPENAI_API_KEY"):
+        return "OPENAI_API_KEY not set"
+    if not_configured_reason(spec) is None:
+        return None
+    install = OPENAI_INSTALL if spec.backend is Backend.OPENAI else LOCAL_INSTALL
+    return f"not installed ({install})"
+
+
 def create_embedding(spec: EmbeddingSpec) -> BaseEmbedding:
     """The LlamaIndex embedding for a configured, available ``spec``."""
     if spec.backend is Backend.OPENAI:
@@ -347,6 +365,7 @@ __all__ = [
     "embed_texts",
     "is_transient",
     "local_available",
+    "missing_requirement",
     "not_configured_reason",
     "query_embedder",
 ]

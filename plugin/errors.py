@@ -4,9 +4,11 @@
 
     CodeciteError
      +-- ConfigError            a bad key or value in [tool.codecite] / codecite.toml
+     |    +-- ForeignPathError  index_dir names something codecite did not make
      +-- IndexNotFoundError     no index where one was expected
      +-- IndexIntegrityError    a missing, truncated or edited index file
      |    +-- ManifestError     manifest.json unreadable or of a future format
+     |    +-- UntrustedIndexError  the index was not built by this user on this machine
      +-- StaleIndexError        the index was built from other sources (strict mode)
      +-- IndexLockedError       another build holds the index lock
      +-- QueryError             an unusable query or retrieval argument
@@ -28,6 +30,10 @@ class ConfigError(CodeciteError, ValueError):
     """A configuration key or value is wrong; the message names key, file and fix."""
 
 
+class ForeignPathError(ConfigError):
+    """``index_dir`` (or a file beside it) exists and was not made by codecite."""
+
+
 class IndexNotFoundError(CodeciteError, FileNotFoundError):
     """No index exists at the expected place."""
 
@@ -38,6 +44,10 @@ class IndexIntegrityError(CodeciteError):
 
 class ManifestError(IndexIntegrityError):
     """``manifest.json`` cannot be used (unreadable, or written by a newer codecite)."""
+
+
+class UntrustedIndexError(IndexIntegrityError):
+    """The manifest's keyed digest does not verify with this user's key."""
 
 
 class StaleIndexError(CodeciteError):

@@ -30,21 +30,23 @@ from codecite.errors import (
     ManifestError,
     QueryError,
     StaleIndexError,
+    UntrustedIndexError,
 )
+from codecite.lock import build_lock, build_running
+from codecite.records import read_node_records
 from codecite.retrievers.bm25 import CodeciteRetriever
 from codecite.retrievers.lexical import BM25_DIR, load_bm25
 from codecite.retrievers.persist import load_parts, node_from_record
 from codecite.retrievers.results import RetrievedContext
 from codecite.store import (
     FEEDBACK,
+    FEEDBACK_TMP,
     MANIFEST,
     NODES,
     SYMBOLS,
-    build_running,
     read_json,
-    read_jsonl,
     read_manifest,
-    recover_index,
+    recover_unlocked,
     verify_files,
 )
 from codecite.symbols import SymbolTable
@@ -107,9 +109,10 @@ class CodeciteIndex:
             raise IndexNotFoundError(f"no index at '{index_dir}'; run `codecite build` in "
                                      f"'{cfg.root}' first")
         manifest = read_manifest(index_dir)
+        _check_trusted(cfg, manifest)
         _check_tokenizer(index_dir, manifest)
         verify_files(index_dir, manifest)
-        records = read_jsonl(index_dir / NODES)
+        records = read_node_records(index_dir / NODES)  # typed: a bad value is named
         if len(records) != manifest["node_count"]:
             raise IndexIntegrityError(f"index file '{index_dir / NODES}' has {len(records)} "
                                       f"nodes, the manifest says {manifest['node_count']}; "
@@ -247,15 +250,18 @@ class CodeciteIndex:
         from codecite.retrievers.boosts import feedback_factor
 
         path = self.config.index_path / FEEDBACK
-        data = read_json(path) if path.is_file() else {}
-        entry = data.setdefault(symbol, {"votes": 0, "up": 0, "down": 0, "queries": []})
-        entry["votes"] += 1 if up else -1
-        entry["up" if up else "down"] += 1
-        if query:
-            entry["queries"] = [*entry["queries"][-19:], query]
-        tmp = path.with_suffix(f".tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
+        # under the build lock: a build copies feedback.json into the index it swaps in,
+        # and two votes at once must not lose one (read-modify-write)
+        with build_lock(self.config.index_path, wait=True):
+            data = read_json(path) if path.is_file() else {}
+            entry = data.setdefault(symbol, {"votes": 0, "up": 0, "down": 0, "queries": []})
+            entry["votes"] += 1 if up else -1
+            entry["up" if up else "down"] += 1
+            if query:
+                entry["queries"] = [*entry["queries"][-19:], query]
+            tmp = path.with_name(f"{FEEDBACK_TMP}{os.getpid()}")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, path)
         self._parts["feedback"] = {s: float(v["votes"]) for s, v in data.items()}
         self._arrays = None
         return feedback_factor(entry["votes"], self.config.retrieval.feedback_floor)
@@ -364,11 +370,22 @@ def _put_back(index_dir: Path) -> bool:
     if build_running(index_dir):
         if index_dir.exists():
             return True
-        if any(index_dir.parent.glob(f"{index_dir.name}.old-*")):
-            raise IndexIntegrityError(f"index at '{index_dir}' is being replaced by a running "
-                                      "build; load it again")
-        return False
-    return recover_index(index_dir) or index_dir.exists()
+        raise IndexIntegrityError(f"index at '{index_dir}' is being replaced by a running "
+                                  "build; load it again")
+    return recover_unlocked(index_dir) or index_dir.exists()
+
+
+def _check_trusted(cfg: CodeciteConfig, manifest: dict[str, Any]) -> None:
+    """Refuse an index this user did not build here, unless the settings trust it."""
+    from codecite.seal import verifies
+
+    if cfg.trust_index_from_elsewhere or verifies(manifest):
+        return
+    raise UntrustedIndexError(
+        f"index at '{cfg.index_path}' was not built by this user on this machine (its keyed "
+        "digest does not verify), so its text may match no source file; run `codecite build` "
+        "to rebuild it here, or set trust_index_from_elsewhere = true in [tool.codecite] to "
+        "serve a prebuilt index you ship on purpose")
 
 
 def _check_tokenizer(index_dir: Path, manifest: dict[str, Any]) -> None:

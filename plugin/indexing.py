@@ -22,10 +22,12 @@ from typing import Any
 import numpy as np
 
 from codecite.config import CodeciteConfig
+from codecite.errors import CodeciteError
 from codecite.retrievers.lexical import bm25_arrays, save_bm25_arrays
 from codecite.retrievers.mined import Rows, mine_rows
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import ScoringSettings
+from codecite.store import read_manifest
 from codecite.symbols import SymbolTable
 from codecite.terms import CODE_KINDS, DOC_KINDS, Keys, NodeTerms, mined
 
@@ -261,7 +263,7 @@ def write_derived(index_dir: Path, cfg: CodeciteConfig, keys: Keys, terms: NodeT
     (index_dir / SETTINGS_FILE).write_text(json.dumps(
         {"settings": settings.to_json(), "similarity_top_k": 10}), encoding="utf-8")
     embedding = None
-    if embed is not None or cfg.embedding.backend not in (None, "none"):
+    if _vectors_wanted(cfg, embed):
         from codecite.dense import write_vectors
 
         embedding = write_vectors(index_dir, cfg, records(), embed, progress)
@@ -269,3 +271,14 @@ def write_derived(index_dir: Path, cfg: CodeciteConfig, keys: Keys, terms: NodeT
             "doc_refs": {"edges": len(sections)},
             "mined_expansion": {"words": len(mined)},
             "embedding": embedding}
+
+
+def _vectors_wanted(cfg: CodeciteConfig, embed: Any) -> bool:
+    """Embed when asked (``--embed``, a backend configured), and carry the vectors of the
+    previous index over to every later build: they are never dropped silently."""
+    if embed is not None or cfg.embedding.backend not in (None, "none"):
+        return True
+    try:
+        return bool(read_manifest(cfg.index_path).get("embedding"))
+    except (CodeciteError, OSError, ValueError):
+        return False

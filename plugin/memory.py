@@ -30,6 +30,8 @@ from typing import Any
 
 from codecite.config import CodeciteConfig
 from codecite.errors import ConfigError
+from codecite.retrievers.tokenizer import MAX_QUERY_CHARS
+from codecite.safe_io import MAX_METADATA_BYTES, read_regular_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -140,7 +142,11 @@ class ProjectRegistry:
         return self.entries.get(name) or self._keys.get(_norm(name))
 
     def mentions(self, query: str) -> list[Mention]:
-        """Every entry named in ``query``, left to right, longest wording first."""
+        """Every entry named in ``query``, left to right, longest wording first.
+
+        Only the first ``MAX_QUERY_CHARS`` characters are read, as the tokenizer does.
+        """
+        query = query[:MAX_QUERY_CHARS]
         spans = [(m.group(), m.start(), m.end()) for m in _WORDS.finditer(query)]
         found: list[Mention] = []
         i = 0
@@ -192,10 +198,14 @@ def load_registry_file(root: Path, relpath: str) -> dict[str, Mapping[str, Any]]
     if not path.is_relative_to(base):
         raise ConfigError(f"registry_file '{relpath}' points outside the repository "
                           f"'{base}'; use a path inside it")
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"registry_file '{relpath}' does not exist under '{base}'; "
                           "create it or remove the key")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = read_regular_file(path, root=base, limit=MAX_METADATA_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:  # a FIFO, a device, too large, not UTF-8
+        raise ConfigError(f"registry_file '{relpath}' cannot be read ({exc}); point it at a "
+                          "regular UTF-8 file inside the repository") from exc
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import ConfigError
+from .safe_io import MAX_METADATA_BYTES, read_regular_file
 from .signatures import Namespace, RefKind, with_hint
 from .symbols import SymbolTable
 from .validation import validate_generated_code
@@ -176,7 +178,8 @@ def _recipe_files(recipe_dir_or_files: str | Path | Iterable[str | Path]
     for item in map(Path, items):
         if item.is_dir():
             for path in sorted(item.rglob("*.md")):
-                yield path, path.relative_to(item.parent).as_posix()
+                if path.is_file():  # a FIFO or device named *.md is not a recipe
+                    yield path, path.relative_to(item.parent).as_posix()
         else:
             yield item, item.as_posix()
 
@@ -198,6 +201,11 @@ def check_recipes(recipe_dir_or_files: str | Path | Iterable[str | Path], table:
     reports = []
     for path, label in _recipe_files(recipe_dir_or_files):
         checker = _RecipeChecker(label, ns, set(cli_commands))
-        reports.append(checker.run(path.read_text(encoding="utf-8")))
+        try:
+            data = read_regular_file(path, root=None, limit=MAX_METADATA_BYTES)
+        except OSError as exc:
+            raise ConfigError(f"recipe '{label}' cannot be read ({exc}); give a regular "
+                              "Markdown file") from exc
+        reports.append(checker.run(data.decode("utf-8", errors="replace")))
         logger.debug("recipe %s: %d problem(s)", label, len(reports[-1].problems))
     return reports

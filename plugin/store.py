@@ -27,30 +27,37 @@ import contextlib
 import hashlib
 import json
 import os
+import secrets
 import shutil
-import tempfile
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from codecite.errors import (
+    ForeignPathError,
     IndexIntegrityError,
     IndexLockedError,
     IndexNotFoundError,
     ManifestError,
 )
+from codecite.lock import RETIRED, STAGING, Journal, build_lock, build_running, lock_path
 
-FORMAT_VERSION = 2  # 2: tokens.txt replaced by reuse/ (term counts, node keys)
+FORMAT_VERSION = 3  # history in CHANGELOG.md
 MANIFEST = "manifest.json"
+MARKER = ".codecite-index"  # written only by codecite: what makes a folder replaceable
 NODES = "nodes.jsonl"
 SYMBOLS = "symbols.json"
 FEEDBACK = "feedback.json"
 MAX_JSON_BYTES = 512 * 1024 * 1024
 MAX_BULK_BYTES = 4 * 1024 * 1024 * 1024  # nodes.jsonl, arrays
 REBUILD_FIX = "run `codecite build --full`"
-REQUIRED = (NODES, SYMBOLS, "reuse/keys.json", "reuse/vocab.json")  # checksummed always
-INDEX_MARKERS = (MANIFEST, NODES)  # a folder with neither is not a codecite index
+REQUIRED = (NODES, SYMBOLS, "reuse/keys.json", "reuse/vocab.json")  # in every index
+UNLISTED = (MANIFEST, MARKER, FEEDBACK)  # index files without a checksum of their own
+FEEDBACK_TMP = "feedback.tmp-"  # + pid: a vote being written (``CodeciteIndex.feedback``)
+
+
+def _unlisted(rel: str) -> bool:
+    return rel in UNLISTED or rel.startswith(FEEDBACK_TMP)
 
 
 def max_bytes(path: Path) -> int:
@@ -199,29 +206,51 @@ def _check_manifest_shape(path: Path, manifest: dict[str, Any]) -> None:
                             f"{REBUILD_FIX}")
 
 
+def _index_files(index_dir: Path) -> list[str]:
+    """Every file under ``index_dir`` that must have a checksum, by relative path.
+
+    ``os.walk`` skips what vanishes meanwhile (a build swapping the index in): the
+    checksum loop then reports the missing file, which a load retries.
+    """
+    out = []
+    for here, dirs, files in os.walk(index_dir):
+        dirs.sort()
+        base = os.path.relpath(here, index_dir).replace(os.sep, "/")
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(here, d))]:
+            rel = name if base == "." else f"{base}/{name}"
+            if not _unlisted(rel):
+                out.append(rel)
+    return sorted(out)
+
+
 def checksum_files(index_dir: Path, known: dict[str, str] | None = None) -> dict[str, str]:
-    """SHA-256 of every index file except the manifest and feedback, by relative path.
+    """SHA-256 of every index file except the manifest, the marker and feedback.
 
     ``known`` digests (computed while writing) are taken as they are.
     """
-    out = {}
-    for path in sorted(index_dir.rglob("*")):
-        rel = path.relative_to(index_dir).as_posix()
-        if path.is_file() and rel not in (MANIFEST, FEEDBACK):
-            out[rel] = (known or {}).get(rel) or file_sha256(path)
-    return out
+    return {rel: (known or {}).get(rel) or file_sha256(index_dir / rel)
+            for rel in _index_files(index_dir)}
 
 
 def verify_files(index_dir: Path, manifest: dict[str, Any],
                  only: Iterable[str] | None = None) -> None:
-    """Raise ``IndexIntegrityError`` naming the first missing or altered file."""
+    """Raise ``IndexIntegrityError`` naming the first missing, altered or unlisted file.
+
+    Every index file has a checksum: a file the manifest does not list is damage
+    too (a deleted entry must not hide an edited file).
+    """
     expected = manifest.get("checksums", {})
-    names = list(only) if only is not None else list(expected)
-    for rel in names:
+    if only is None:
+        unlisted = [rel for rel in _index_files(index_dir) if rel not in expected]
+        if unlisted:
+            raise IndexIntegrityError(f"index file '{index_dir / unlisted[0]}' has no checksum "
+                                      f"in {MANIFEST} (edited?); {REBUILD_FIX}")
+    for rel in list(only) if only is not None else list(expected):
         path = index_dir / rel
         if rel not in expected:
-            continue
-        if not path.is_file():
+            raise IndexIntegrityError(f"index file '{path}' has no checksum in {MANIFEST} "
+                                      f"(edited?); {REBUILD_FIX}")
+        if path.is_symlink() or not path.is_file():
             raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}")
         check_size(path)
         try:
@@ -232,134 +261,187 @@ def verify_files(index_dir: Path, manifest: dict[str, Any],
             raise _checksum_mismatch(path)
 
 
+# -- what codecite made ------------------------------------------------------------------
+
+def _listed_files(index_dir: Path) -> set[str] | None:
+    """The files a codecite index folder may hold, from its marker (or, for an index of
+    format 2, which had no marker, from its manifest's checksums); None: not an index."""
+    try:
+        marker = json.loads((index_dir / MARKER).read_text(encoding="utf-8"))
+        if isinstance(marker, dict) and marker.get("codecite_index") == 1 and \
+                isinstance(marker.get("files"), list):
+            return {str(f) for f in marker["files"]} | set(UNLISTED)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        pass
+    try:
+        manifest = json.loads((index_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+    if isinstance(manifest, dict) and manifest.get("format_version") == 2 and \
+            isinstance(manifest.get("checksums"), dict):
+        return set(manifest["checksums"]) | set(UNLISTED)
+    return None
+
+
+def _foreign_entries(index_dir: Path, listed: set[str], most: int = 3) -> list[str]:
+    """Up to ``most`` entries under ``index_dir`` that its file list does not name."""
+    folders = {str(Path(f).parent.as_posix()) for f in listed} | {"."}
+    folders |= {p.as_posix() for f in folders for p in Path(f).parents}
+    found: list[str] = []
+    for here, dirs, files in os.walk(index_dir):
+        base = Path(here).relative_to(index_dir).as_posix()
+        for name in sorted(dirs + files):
+            rel = name if base == "." else f"{base}/{name}"
+            full = Path(here) / name
+            ok = rel in folders if name in dirs and not full.is_symlink() else \
+                (rel in listed or _unlisted(rel)) and full.is_file() and not full.is_symlink()
+            if not ok:
+                found.append(rel + ("/" if name in dirs else ""))
+                if len(found) >= most:
+                    return found
+        dirs[:] = [d for d in dirs if (Path(here) / d).is_dir() and
+                   not (Path(here) / d).is_symlink()]
+    return found
+
+
+def check_replaceable(index_dir: Path) -> None:
+    """Raise ``ForeignPathError`` unless a build may replace ``index_dir``.
+
+    A build replaces only a folder codecite made: absent, empty, or an index
+    whose marker (or format-2 manifest) lists every file in it. Anything else,
+    a file, a link, a web app's ``manifest.json`` beside its sources, a home
+    folder, is refused, naming the folder, and the message never suggests a
+    command that would delete it (docs/reliability.md, "Nothing a user owns").
+    """
+    if not os.path.lexists(index_dir):
+        return
+    fix = ("choose an index_dir of its own: a new or empty folder, or an index codecite "
+           "built (the default is '.codecite' in the repository)")
+    if index_dir.is_symlink():
+        raise ForeignPathError(f"refusing to build into '{index_dir}': it is a symbolic link; "
+                               f"{fix}")
+    if not index_dir.is_dir():
+        raise ForeignPathError(f"refusing to build into '{index_dir}': it is an existing file, "
+                               f"not a folder; {fix}")
+    if not any(index_dir.iterdir()):
+        return
+    listed = _listed_files(index_dir)
+    foreign = _foreign_entries(index_dir, listed or set())
+    if foreign:
+        what = "it is not a codecite index: " if listed is None else ""
+        raise ForeignPathError(f"refusing to build into '{index_dir}': {what}it holds "
+                               f"{', '.join(repr(f) for f in foreign)}, which codecite did not "
+                               f"write; {fix}")
+
+
+def _owned_leftover(path: Path) -> bool:
+    """A journal entry still looks like what codecite made there: never a link, and an
+    empty folder, or one holding a codecite index or staging marker."""
+    if path.is_symlink() or not path.is_dir():
+        return False
+    return not any(path.iterdir()) or _listed_files(path) is not None
+
+
+def write_marker(index_dir: Path, files: Iterable[str] = ()) -> None:
+    """Mark ``index_dir`` as made by codecite, listing the files it may hold."""
+    write_json(index_dir / MARKER, {"codecite_index": 1, "format_version": FORMAT_VERSION,
+                                    "files": sorted(files)})
+
+
 # -- atomic replacement ----------------------------------------------------------------
 
+def _new_sibling(index_dir: Path, kind: str) -> Path:
+    """A sibling name no file has: ``<index>.<kind>-<pid>-<random>``."""
+    while True:
+        path = index_dir.with_name(f"{index_dir.name}.{kind}-{os.getpid()}-"
+                                   f"{secrets.token_hex(4)}")
+        if not os.path.lexists(path):
+            return path
+
+
 @contextlib.contextmanager
-def staging_dir(index_dir: Path) -> Iterator[Path]:
-    """A temporary folder beside ``index_dir``, removed unless it was swapped in."""
+def staging_dir(index_dir: Path, journal: Journal) -> Iterator[Path]:
+    """A new folder beside ``index_dir``, recorded in the journal before it is made and
+    removed unless it was swapped in. Made with the user's umask, like any output folder."""
     index_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f"{index_dir.name}.tmp-", dir=index_dir.parent))
+    while True:
+        tmp = _new_sibling(index_dir, "tmp")
+        journal.record(tmp, STAGING)
+        try:
+            tmp.mkdir(mode=0o777)
+            break
+        except FileExistsError:  # appeared since the check: not ours, never touched
+            journal.forget(tmp)
     try:
+        write_marker(tmp)
         yield tmp
     finally:
-        if tmp.exists():
+        if tmp.is_dir() and not tmp.is_symlink() and tmp.resolve() != index_dir.resolve():
             shutil.rmtree(tmp, ignore_errors=True)
+        journal.forget(tmp)
 
 
-def swap_in(staged: Path, index_dir: Path) -> None:
+def swap_in(staged: Path, index_dir: Path, journal: Journal) -> None:
     """Replace ``index_dir`` by ``staged``; keeps feedback; never leaves a half index.
 
-    Refuses to replace a folder that is not a codecite index (a misconfigured
-    ``index_dir`` must never delete the user's files).
+    Refuses to replace a folder codecite did not make (``check_replaceable``).
+    The previous index is renamed to a recorded sibling first, so a build
+    killed between the two renames can be undone by ``recover_index``.
     """
-    if index_dir.is_dir() and any(index_dir.iterdir()) and \
-            not any((index_dir / m).exists() for m in INDEX_MARKERS):
-        raise IndexIntegrityError(f"refusing to replace '{index_dir}': it is not a codecite "
-                                  "index (no manifest.json or nodes.jsonl); choose another "
-                                  "index_dir, or remove that folder yourself")
+    check_replaceable(index_dir)
     old_feedback = index_dir / FEEDBACK
     if old_feedback.is_file() and not (staged / FEEDBACK).exists():
         shutil.copy2(old_feedback, staged / FEEDBACK)
     retired = None
     if index_dir.exists():
-        retired = index_dir.with_name(f"{index_dir.name}.old-{os.getpid()}-{time.time_ns()}")
+        retired = _new_sibling(index_dir, "old")
+        journal.record(retired, RETIRED)
         os.replace(index_dir, retired)
     try:
         os.replace(staged, index_dir)
     except BaseException:  # interrupted between the renames: put the previous index back
-        if retired is not None and not index_dir.exists():
+        if retired is not None and not os.path.lexists(index_dir):
             os.replace(retired, index_dir)
+            journal.forget(retired)
         raise
+    journal.forget(staged)
     if retired is not None:
         shutil.rmtree(retired, ignore_errors=True)
+        journal.forget(retired)
 
 
-def _siblings(index_dir: Path, kind: str) -> list[Path]:
-    """Leftovers of builds on ``index_dir``: ``tmp`` (staging) or ``old`` (retired) folders."""
-    return sorted(index_dir.parent.glob(f"{index_dir.name}.{kind}-*"))
-
-
-def recover_index(index_dir: Path, clean: bool = False) -> bool:
+def recover_index(index_dir: Path, journal: Journal, clean: bool = False) -> bool:
     """Put back the previous index of a build killed between its two renames.
 
-    Call with the build lock held, or when no live build holds it. With
-    ``clean`` (only with the lock held) leftovers of killed builds (staging and
-    retired folders) are removed. Returns True when an index was put back.
+    Call with the build lock held. Only folders recorded in the journal are
+    considered; with ``clean`` the other recorded leftovers (staging folders,
+    retired indexes) are removed. Returns True when an index was put back.
     """
-    if index_dir.exists():
-        if not clean:
-            return False
-        for leftover in _siblings(index_dir, "tmp") + _siblings(index_dir, "old"):
-            shutil.rmtree(leftover, ignore_errors=True)
+    restored = False
+    entries = journal.entries()
+    if not os.path.lexists(index_dir):
+        retired = [e for e in entries if e["role"] == RETIRED
+                   and _owned_leftover(journal.path_of(e))]
+        if retired:
+            os.replace(journal.path_of(retired[-1]), index_dir)  # the newest recorded
+            journal.forget(journal.path_of(retired[-1]))
+            restored = True
+    if clean:
+        for entry in journal.entries():
+            path = journal.path_of(entry)
+            if _owned_leftover(path):
+                shutil.rmtree(path, ignore_errors=True)
+            journal.forget(path)
+    return restored
+
+
+def recover_unlocked(index_dir: Path) -> bool:
+    """``recover_index`` for a reader: only when no build holds the lock, and only when
+    a lock file (whose journal records what a killed build left) is there."""
+    if build_running(index_dir) or not lock_path(index_dir).is_file():
         return False
-    retired = [p for p in _siblings(index_dir, "old") if (p / MANIFEST).is_file()]
-    if not retired:
+    try:
+        with build_lock(index_dir) as journal:
+            return recover_index(index_dir, journal)
+    except (IndexLockedError, ForeignPathError, OSError):
         return False
-    newest = max(retired, key=lambda p: p.name.rsplit("-", 1)[-1].zfill(24))  # time_ns
-    try:
-        os.replace(newest, index_dir)
-    except OSError:  # another process put it back first
-        return False
-    return True
-
-
-def build_running(index_dir: Path) -> bool:
-    """True while a live process holds the build lock of ``index_dir``."""
-    holder = _lock_holder(lock_path(index_dir))
-    return holder is not None and _pid_alive(holder)
-
-
-# -- the build lock ----------------------------------------------------------------------
-
-def lock_path(index_dir: Path) -> Path:
-    return index_dir.with_name(index_dir.name + ".lock")
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-@contextlib.contextmanager
-def build_lock(index_dir: Path, wait: bool = False, timeout: float = 600.0) -> Iterator[None]:
-    """Serialize builds on one index dir with an exclusive lock file.
-
-    A lock left by a dead process is taken over. With ``wait`` the second build
-    waits for the first; otherwise it fails at once with a clear message.
-    """
-    path = lock_path(index_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            break
-        except FileExistsError:
-            holder = _lock_holder(path)
-            if holder is not None and not _pid_alive(holder):
-                path.unlink(missing_ok=True)
-                continue
-            if not wait or time.monotonic() > deadline:
-                raise IndexLockedError(
-                    f"another build (pid {holder}) is writing the index at '{index_dir}'; "
-                    f"wait for it, or run `codecite build --wait`, or remove '{path}' if no "
-                    "build is running") from None
-            time.sleep(0.2)
-    try:
-        os.write(fd, str(os.getpid()).encode())
-        os.close(fd)
-        yield
-    finally:
-        path.unlink(missing_ok=True)
-
-
-def _lock_holder(path: Path) -> int | None:
-    try:
-        return int(path.read_text().strip() or "0") or None
-    except (OSError, ValueError):
-        return None

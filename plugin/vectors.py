@@ -6,9 +6,13 @@ The built-in store is two files in the index directory, no pickle:
   ``allow_pickle=False``); 10,000 x 384 is 15 MB and loads in milliseconds;
 - ``vector_ids.json``: the node id of each row, in row order.
 
-Incremental builds reuse the previous index's row of every node whose id *and*
-text are unchanged, when the previous vectors came from the same backend and
-model; only the rest is embedded.
+Every later build carries the vectors over (``docs/dense.md``, "Vectors across
+builds"): a row of the previous index is reused for every node whose *text* is
+unchanged (node ids hash the line span, so a node can keep its id with new text,
+or move with the same text), when the previous vectors came from the same backend
+and model and pass the manifest checksums; only the rest is embedded. When the
+backend cannot embed them, the manifest's ``embedding`` entry counts them as
+``stale``.
 
 For an index that outgrows one machine, ``export_to_vector_store`` copies the
 vectors into any LlamaIndex ``BasePydanticVectorStore`` (Qdrant, Chroma,
@@ -17,19 +21,24 @@ pgvector, ...) and ``VectorStoreDenseIndex`` searches it in place of the arrays.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from codecite.errors import IndexIntegrityError
+from codecite.errors import CodeciteError, IndexIntegrityError
 from codecite.retrievers.fusion import l2_normalise
-from codecite.retrievers.hybrid import DenseHits
+from codecite.store import NODES, read_verified
+
+if TYPE_CHECKING:  # the hybrid module imports LlamaIndex; the build does not need it
+    from codecite.retrievers.hybrid import DenseHits
 
 logger = logging.getLogger(__name__)
 
@@ -51,9 +60,15 @@ class StoredVectors:
         return int(self.matrix.shape[1])
 
 
-def save_vectors(index_dir: Path, ids: Sequence[str], matrix: np.ndarray) -> None:
-    """Write ``vectors.npy`` (normalised float32, no pickle) and ``vector_ids.json``."""
-    rows = l2_normalise(np.asarray(matrix, dtype=np.float32).reshape(len(ids), -1))
+def save_vectors(index_dir: Path, ids: Sequence[str], matrix: np.ndarray,
+                 normalise: bool = True) -> None:
+    """Write ``vectors.npy`` (normalised float32, no pickle) and ``vector_ids.json``.
+
+    ``normalise=False`` when the rows already are (reused rows then stay bit-identical).
+    """
+    rows = np.asarray(matrix, dtype=np.float32).reshape(len(ids), -1)
+    if normalise:
+        rows = l2_normalise(rows)
     with (index_dir / VECTORS).open("wb") as fh:
         np.save(fh, rows, allow_pickle=False)
     (index_dir / VECTOR_IDS).write_text(json.dumps(list(ids)), encoding="utf-8")
@@ -61,49 +76,91 @@ def save_vectors(index_dir: Path, ids: Sequence[str], matrix: np.ndarray) -> Non
 
 def load_vectors(index_dir: Path) -> StoredVectors:
     """Read the vectors of an index; errors name the file and the fix."""
-    fix = "run `codecite build --embed`"
     try:
         matrix = np.load(index_dir / VECTORS, allow_pickle=False)
         ids = json.loads((index_dir / VECTOR_IDS).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise IndexIntegrityError(f"'{exc.filename}' is missing; {fix}") from exc
+        raise IndexIntegrityError(f"'{exc.filename}' is missing; {_FIX}") from exc
     except (OSError, ValueError) as exc:
         raise IndexIntegrityError(f"vectors in '{index_dir}' are unreadable ({exc}); "
-                                  f"{fix}") from exc
+                                  f"{_FIX}") from exc
+    return _checked(index_dir, matrix, ids)
+
+
+_FIX = "run `codecite build --embed`"
+
+
+def _checked(index_dir: Path, matrix: np.ndarray, ids: Any) -> StoredVectors:
     if matrix.ndim != 2 or matrix.dtype != np.float32 or not isinstance(ids, list) \
             or len(ids) != matrix.shape[0]:
         raise IndexIntegrityError(f"'{index_dir / VECTORS}' ({matrix.shape}, {matrix.dtype}) "
-                                  f"does not match '{VECTOR_IDS}' ({len(ids)} ids); {fix}")
+                                  f"does not match '{VECTOR_IDS}' ({len(ids)} ids); {_FIX}")
     return StoredVectors(tuple(str(i) for i in ids), matrix)
 
 
-def reusable_vectors(previous_dir: Path, previous_manifest: dict[str, Any] | None,
-                     backend: str, model: str | None) -> dict[str, tuple[str, np.ndarray]]:
-    """``node id -> (text, vector)`` of the previous index, if made by the same backend+model.
+def load_verified(index_dir: Path, manifest: dict[str, Any]) -> StoredVectors:
+    """The vectors of an index, each file checked against its manifest checksum."""
+    try:
+        matrix = np.load(io.BytesIO(read_verified(index_dir, manifest, VECTORS)),
+                         allow_pickle=False)
+        ids = json.loads(read_verified(index_dir, manifest, VECTOR_IDS))
+    except (OSError, ValueError) as exc:
+        raise IndexIntegrityError(f"vectors in '{index_dir}' are unreadable ({exc}); "
+                                  f"{_FIX}") from exc
+    return _checked(index_dir, matrix, ids)
 
-    The caller reuses a row only when the node's text is unchanged: a node id is
-    stable across edits of its body, so the id alone does not say the vector is valid.
+
+def text_key(text: str) -> str:
+    """What a vector depends on besides the model: the node text (a SHA-256 prefix)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def reusable_vectors(previous_dir: Path, previous_manifest: dict[str, Any] | None,
+                     backend: str, model: str | None) -> dict[str, np.ndarray]:
+    """``text key -> vector`` of the previous index, if made by the same backend+model.
+
+    Keyed by text, not node id: a node id hashes path, name and line span, so it
+    stays the same when a body is edited in place (the vector is then invalid) and
+    changes when lines are inserted above (the vector is still valid). Every file
+    read is verified against the previous manifest's checksums; a damaged or
+    hand-edited file makes nothing reusable (logged), never a wrong vector.
     """
     info = (previous_manifest or {}).get("embedding") or {}
-    if info.get("backend") != backend or info.get("model") != model:
+    if previous_manifest is None or info.get("backend") != backend or \
+            info.get("model") != model:
         return {}
     try:
-        stored = load_vectors(previous_dir)
-        texts = _node_texts(previous_dir / "nodes.jsonl")
-    except (IndexIntegrityError, OSError, ValueError, KeyError) as exc:
-        logger.info("previous vectors not reusable (%s); embedding every node", exc)
+        stored = load_verified(previous_dir, previous_manifest)
+        texts = _node_texts(read_verified(previous_dir, previous_manifest, NODES))
+    except (CodeciteError, OSError, ValueError, KeyError, TypeError) as exc:
+        logger.warning("the previous vectors cannot be reused (%s); they are re-embedded "
+                       "where the backend allows", exc)
         return {}
-    return {node_id: (texts[node_id], stored.matrix[row])
+    return {text_key(texts[node_id]): stored.matrix[row]
             for row, node_id in enumerate(stored.ids) if node_id in texts}
 
 
-def _node_texts(path: Path) -> dict[str, str]:
+def _node_texts(data: bytes) -> dict[str, str]:
     out = {}
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            rec = json.loads(line)
-            out[rec["id"]] = rec["text"]
+    for line in data.splitlines():
+        rec = json.loads(line)
+        out[rec["id"]] = rec["text"]
     return out
+
+
+def stale_note(info: dict[str, Any] | None, node_count: int | None = None) -> str | None:
+    """The status line of an index whose vectors do not cover every node, else ``None``.
+
+    ``embeddings: 12 of 480 nodes stale (backend openai unavailable: OPENAI_API_KEY
+    not set); run `codecite build --embed` when it is``.
+    """
+    stale = int((info or {}).get("stale") or 0)
+    if not info or stale <= 0:
+        return None
+    total = node_count if node_count is not None else int(info.get("count") or 0) + stale
+    reason = info.get("stale_reason") or f"backend {info.get('backend')} unavailable"
+    return (f"embeddings: {stale} of {total} nodes stale ({reason}); "
+            "run `codecite build --embed` when it is")
 
 
 # -- external vector stores ------------------------------------------------------------------
@@ -166,6 +223,8 @@ class VectorStoreDenseIndex:
                allowed: frozenset[str] | None) -> DenseHits:
         from llama_index.core.vector_stores.types import VectorStoreQuery
 
+        from codecite.retrievers.hybrid import DenseHits
+
         top = depth * (self.overfetch if allowed is not None else 1)
         result = self.store.query(VectorStoreQuery(query_embedding=[float(x) for x in query],
                                                    similarity_top_k=top))
@@ -190,7 +249,10 @@ __all__ = [
     "VectorStoreDenseIndex",
     "export_to_vector_store",
     "load_vectors",
+    "load_verified",
     "point_id",
     "reusable_vectors",
     "save_vectors",
+    "stale_note",
+    "text_key",
 ]

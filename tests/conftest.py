@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE_REPO = Path(__file__).parent / "fixtures" / "sample_repo"
+
+# The per-user key that seals indexes (codecite.seal) lives in a folder of this run, never
+# in the user's own cache; subprocesses inherit it, so what a test builds, it may load.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codecite-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
 # `python -m pytest` puts the repository root on sys.path, which would import the
 # top-level folders (node_parsers, ...) as a second copy beside `codecite`.

@@ -17,6 +17,7 @@ import codecite
 from codecite import store
 from codecite.errors import IndexLockedError, StaleIndexError
 from codecite.index import CodeciteIndex
+from codecite.lock import build_lock, lock_path
 
 
 def _manifest(root: Path) -> dict:
@@ -123,7 +124,7 @@ def test_error_inside_writer_keeps_previous_index(sample_repo: Path,
         codecite.build(sample_repo)
     assert _node_ids(sample_repo) == before
     assert not list(sample_repo.glob(".codecite.tmp-*"))
-    assert not (sample_repo / ".codecite.lock").exists()
+    assert not (sample_repo / ".codecite.lock").exists()  # released and removed
 
 
 KILLER = """
@@ -155,10 +156,10 @@ def test_killed_build_leaves_old_index_loadable(sample_repo: Path, stage: str) -
 
 def test_second_concurrent_build_is_refused(sample_repo: Path) -> None:
     codecite.build(sample_repo)
-    lock = store.lock_path(sample_repo / ".codecite")
-    with store.build_lock(sample_repo / ".codecite"):
-        assert lock.read_text() == str(os.getpid())
-        with pytest.raises(IndexLockedError, match="--wait"):
+    lock = lock_path(sample_repo / ".codecite")
+    with build_lock(sample_repo / ".codecite"):
+        assert json.loads(lock.read_text())["pid"] == os.getpid()
+        with pytest.raises(IndexLockedError, match=rf"\(pid {os.getpid()}\).*--wait"):
             codecite.build(sample_repo, full=True)
     assert not lock.exists()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -62,7 +63,8 @@ def test_offline_answer_is_byte_identical_across_runs_and_processes(built_sample
         out = subprocess.run(
             [sys.executable, "-m", "codecite", "ask", questions[0], "-C", str(built_sample)],
             capture_output=True, text=True, check=True,
-            env={"PYTHONHASHSEED": seed, "PATH": "", "HF_HUB_OFFLINE": "1"})
+            env={"PYTHONHASHSEED": seed, "PATH": "", "HF_HUB_OFFLINE": "1",
+                 "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]})  # the key it was sealed with
         assert out.stdout == first[0].rstrip() + "\n"
 
 

@@ -26,7 +26,7 @@ QUESTIONS = [
     ("how is a markdown file split into sections", ["node_parsers/docs.py"]),
     ("what metrics does the evaluation harness report",
      ["evals/metrics.py", "evals/harness.py", "evals/__init__.py", "docs/evaluation.md"]),
-    ("how is the build lock taken so two builds do not collide", ["plugin/store.py"]),
+    ("how is the build lock taken so two builds do not collide", ["plugin/lock.py"]),
     ("how are follow-up questions rewritten into standalone queries", ["plugin/memory.py"]),
     ("how does a python file get parsed with tree-sitter",
      ["node_parsers/python.py", "node_parsers/_ts.py"]),

@@ -241,7 +241,9 @@ def test_unreadable_file_for_real_as_nobody() -> None:
         os.chmod(root, 0o777)
         (root / "geokit" / "secret.py").write_text("def hidden():\n    pass\n")
         os.chmod(root / "geokit" / "secret.py", 0o000)
-        env = {**os.environ, "HOME": str(base)}
+        (base / "cache").mkdir(mode=0o777)
+        os.chmod(base / "cache", 0o777)  # nobody's cache folder, for its index key
+        env = {**os.environ, "HOME": str(base), "XDG_CACHE_HOME": str(base / "cache")}
         out = subprocess.run([sys.executable, "-c", DROP_PRIVILEGES, str(root)], env=env,
                              capture_output=True, text=True, timeout=120)
         if out.returncode != 0 and ("ModuleNotFoundError" in out.stderr

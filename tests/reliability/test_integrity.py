@@ -21,6 +21,7 @@ from reliability_support import FakeEmbedding, cli
 import codecite
 from codecite import store
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, ManifestError
+from codecite.seal import seal
 from codecite.terms import NodeTerms
 
 FIX = "run `codecite build --full`"
@@ -47,6 +48,9 @@ def _manifest(root: Path) -> dict:
 
 
 def _write_manifest(root: Path, manifest: dict) -> None:
+    """Write an edited manifest, sealed with this user's key: the checks below the seal
+    (tests/reliability/test_ownership.py covers an edit without the key) still hold."""
+    manifest = {**manifest, "seal": seal(manifest)}
     (_index(root) / "manifest.json").write_text(json.dumps(manifest))
 
 
@@ -102,10 +106,11 @@ def test_truncated_manifest(built: Path) -> None:
 
 
 @pytest.mark.parametrize(("edit", "message"), [
-    ({"format_version": 99}, "has format version 99, newer than this codecite reads (2); "
-                             "upgrade codecite (`pip install -U codecite`)"),
+    ({"format_version": 99}, "has format version 99, newer than this codecite reads "
+                             f"({store.FORMAT_VERSION}); upgrade codecite "
+                             "(`pip install -U codecite`)"),
     ({"format_version": 0}, f"has old format version 0; {FIX}"),
-    ({"format_version": "2"}, "has format version 2, newer than"),
+    ({"format_version": "3"}, "has format version 3, newer than"),
     ({"node_count": 3}, f"has 49 nodes, the manifest says 3; {FIX}"),
     ({"node_count": "49"}, "field 'node_count' is missing or not a int (edited?)"),
     ({"checksums": "x"}, "field 'checksums' is missing or not a dict (edited?)"),
@@ -135,9 +140,9 @@ def test_manifest_that_is_not_a_manifest(built: Path) -> None:
 
 @pytest.mark.parametrize(("rel", "content", "message"), [
     ("nodes.jsonl", "{not json\n", "line 1 is not valid JSON (truncated or edited?)"),
-    ("nodes.jsonl", '{"id": 1}\n', "cannot be read (KeyError: 'metadata')"),
+    ("nodes.jsonl", '{"id": 1}\n', "line 1: field 'id' is 1, not a string (edited?)"),
     ("nodes.jsonl", '{"id": 1, "text": "x", "metadata": {}}\n',
-     "cannot be read (ValueError: node record needs a string id"),
+     "line 1: field 'id' is 1, not a string (edited?)"),
     ("nodes.jsonl", "[" * 100_000 + "\n", "line 1 is not valid JSON"),
     ("bm25/vocab.index.json", "[1, 2", "bm25' cannot be read (JSONDecodeError"),
     ("bm25/params.index.json", '{"k1": 1.5}', "bm25' cannot be read"),

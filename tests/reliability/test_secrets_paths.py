@@ -20,7 +20,7 @@ import pytest
 from reliability_support import cli, cli_inproc
 
 import codecite
-from codecite.errors import ConfigError, IndexIntegrityError
+from codecite.errors import ConfigError, ForeignPathError
 
 KEY = "sk-planted-3f9c2a7be1d04c58a6b1e2f3c4d5e6f7"
 EMBEDDING_TABLE = ('[embedding]\nbackend = "openai"\nmodel = "text-embedding-3-small"\n'
@@ -164,10 +164,10 @@ def test_a_folder_that_is_not_an_index_is_never_replaced(sample_repo: Path,
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "thesis.tex").write_text("years of work")
-    with pytest.raises(IndexIntegrityError, match=r"refusing to replace .*precious'.* not a "
-                                                  "codecite index"):
+    with pytest.raises(ForeignPathError, match=r"refusing to build into .*precious'.* not a "
+                                               "codecite index: it holds 'thesis.tex'"):
         codecite.build(sample_repo, index_dir=str(precious))
     assert [p.name for p in precious.iterdir()] == ["thesis.tex"]
     code, _, err = cli_inproc("build", str(sample_repo), "--index-dir", str(precious))
-    assert code == 1 and "refusing to replace" in err
+    assert code == 2 and "refusing to build into" in err
     assert not list(tmp_path.glob("precious.*"))  # no staging folder or lock left behind

@@ -1,0 +1,100 @@
+"""One lock holder, always: the build lock is a kernel lock.
+
+Processes race for the lock of one index in fixed numbers of trials (never
+in a time window); a holder proves it is alone by creating a marker file with
+``O_EXCL`` while it holds the lock. docs/reliability.md lists the promise.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+import codecite
+from codecite.lock import build_lock, build_running
+
+PROCESSES, TRIALS = 8, 40
+
+
+def _hold_forever(index_dir: str, ready: multiprocessing.synchronize.Event) -> None:
+    with build_lock(Path(index_dir)):
+        ready.set()
+        signal.pause()
+
+
+def _race(index_dir: str, marker: str, start: multiprocessing.synchronize.Barrier,
+          overlaps: multiprocessing.sharedctypes.Synchronized) -> None:
+    start.wait()
+    with build_lock(Path(index_dir), wait=True):
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:  # another process holds the lock at the same time
+            with overlaps.get_lock():
+                overlaps.value += 1
+            return
+        for _ in range(2000):  # hold the lock for a while, by work, not by time
+            os.stat(marker)
+        os.close(fd)
+        os.unlink(marker)
+
+
+def test_never_two_holders_after_a_dead_holder(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("fork")
+    index_dir, marker = str(tmp_path / "idx"), str(tmp_path / "holder")
+    overlaps = ctx.Value("i", 0)
+    for _ in range(TRIALS):
+        ready = ctx.Event()
+        dead = ctx.Process(target=_hold_forever, args=(index_dir, ready))
+        dead.start()
+        assert ready.wait(60)
+        os.kill(dead.pid, signal.SIGKILL)  # dies holding the lock: the kernel releases it
+        dead.join(60)
+        start = ctx.Barrier(PROCESSES)
+        racers = [ctx.Process(target=_race, args=(index_dir, marker, start, overlaps))
+                  for _ in range(PROCESSES)]
+        for p in racers:
+            p.start()
+        for p in racers:
+            p.join(120)
+        assert [p.exitcode for p in racers] == [0] * PROCESSES
+    assert overlaps.value == 0
+    assert not build_running(Path(index_dir))
+
+
+def _vote(root: str, start: multiprocessing.synchronize.Barrier) -> None:
+    index = codecite.load(root, check_stale=False)
+    start.wait()
+    for _ in range(5):
+        index.feedback("geokit.static_shift.StaticShiftAgent", up=True)
+
+
+def test_concurrent_feedback_votes_are_all_kept(sample_repo: Path) -> None:
+    codecite.build(sample_repo)
+    ctx = multiprocessing.get_context("fork")
+    start = ctx.Barrier(4)
+    voters = [ctx.Process(target=_vote, args=(str(sample_repo), start)) for _ in range(4)]
+    for p in voters:
+        p.start()
+    for p in voters:
+        p.join(120)
+    assert [p.exitcode for p in voters] == [0] * 4
+    index = codecite.load(sample_repo, check_stale=False)
+    import json
+
+    votes = json.loads((sample_repo / ".codecite" / "feedback.json").read_text())
+    assert votes["geokit.static_shift.StaticShiftAgent"]["up"] == 20
+    assert index.stats()["nodes"] > 0
+
+
+@pytest.mark.parametrize("wait", [False, True])
+def test_lock_is_released_when_the_holder_raises(tmp_path: Path, wait: bool) -> None:
+    index_dir = tmp_path / "idx"
+    with pytest.raises(RuntimeError), build_lock(index_dir, wait=wait):
+        raise RuntimeError("boom")
+    with build_lock(index_dir):
+        assert build_running(index_dir)  # seen from another open file description
+    assert not build_running(index_dir)
