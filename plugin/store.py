@@ -283,24 +283,31 @@ def _listed_files(index_dir: Path) -> set[str] | None:
     return None
 
 
-def _foreign_entries(index_dir: Path, listed: set[str], most: int = 3) -> list[str]:
-    """Up to ``most`` entries under ``index_dir`` that its file list does not name."""
-    folders = {str(Path(f).parent.as_posix()) for f in listed} | {"."}
+def _foreign_entries(index_dir: Path, listed: set[str] | None, most: int = 3) -> list[str]:
+    """Up to ``most`` entries under ``index_dir`` that its file list does not name (every
+    entry when there is no list); a foreign folder is named, not searched."""
+    allowed = listed or set()
+    folders = {Path(f).parent.as_posix() for f in allowed} | {"."}
     folders |= {p.as_posix() for f in folders for p in Path(f).parents}
     found: list[str] = []
     for here, dirs, files in os.walk(index_dir):
         base = Path(here).relative_to(index_dir).as_posix()
+        keep = []
         for name in sorted(dirs + files):
             rel = name if base == "." else f"{base}/{name}"
             full = Path(here) / name
-            ok = rel in folders if name in dirs and not full.is_symlink() else \
-                (rel in listed or _unlisted(rel)) and full.is_file() and not full.is_symlink()
+            if name in dirs and not full.is_symlink():
+                ok = rel in folders
+                if ok:
+                    keep.append(name)
+            else:
+                ok = (rel in allowed or (listed is not None and _unlisted(rel))) and \
+                    full.is_file() and not full.is_symlink()
             if not ok:
                 found.append(rel + ("/" if name in dirs else ""))
                 if len(found) >= most:
                     return found
-        dirs[:] = [d for d in dirs if (Path(here) / d).is_dir() and
-                   not (Path(here) / d).is_symlink()]
+        dirs[:] = keep
     return found
 
 
@@ -326,7 +333,7 @@ def check_replaceable(index_dir: Path) -> None:
     if not any(index_dir.iterdir()):
         return
     listed = _listed_files(index_dir)
-    foreign = _foreign_entries(index_dir, listed or set())
+    foreign = _foreign_entries(index_dir, listed)
     if foreign:
         what = "it is not a codecite index: " if listed is None else ""
         raise ForeignPathError(f"refusing to build into '{index_dir}': {what}it holds "
