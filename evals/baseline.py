@@ -43,7 +43,8 @@ def symbol_spans(nodes: Sequence[Any]) -> dict[str, tuple[Span, ...]]:
         m = node.metadata
         if m.get("symbol") and m.get("start_line") is not None:
             spans.setdefault(str(m["symbol"]), []).append(
-                (str(m["source_path"]), int(m["start_line"]), int(m["end_line"])))
+                (str(m["source_path"]), int(m["start_line"]), int(m["end_line"]))
+            )
     return {s: tuple(v) for s, v in spans.items()}
 
 
@@ -52,8 +53,9 @@ def expected_spans(expected: str, spans: Mapping[str, tuple[Span, ...]]) -> tupl
     known = frozenset(spans)
     if expected in spans:
         return spans[expected]
-    return tuple(s for sym, group in spans.items() if symbol_matches(expected, sym, known)
-                 for s in group)
+    return tuple(
+        s for sym, group in spans.items() if symbol_matches(expected, sym, known) for s in group
+    )
 
 
 def read_documents(root: Any, paths: Sequence[str]) -> list[Any]:
@@ -97,8 +99,9 @@ class BaselineSystem:
     def from_index(cls, index: Any, top: int) -> BaselineSystem:
         from llama_index.retrievers.bm25 import BM25Retriever
 
-        paths = sorted({str(n.metadata["source_path"]) for n in index.nodes
-                        if n.metadata.get("source_path")})
+        paths = sorted(
+            {str(n.metadata["source_path"]) for n in index.nodes if n.metadata.get("source_path")}
+        )
         nodes = chunk_documents(read_documents(index.config.root, paths))
         retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=top)
         logger.info("baseline: %d chunks from %d files", len(nodes), len(paths))
@@ -114,6 +117,8 @@ class BaselineSystem:
         if item.start_line is None or item.end_line is None:
             return frozenset()
         return frozenset(
-            e for e in expected
+            e
+            for e in expected
             for path, first, last in expected_spans(e, self.spans)
-            if path == item.source_path and overlaps(first, last, item.start_line, item.end_line))
+            if path == item.source_path and overlaps(first, last, item.start_line, item.end_line)
+        )

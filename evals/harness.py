@@ -56,15 +56,20 @@ def decide(index: Any, query: str, ctx: Any) -> Decision:
     """
     ask = getattr(index, "ask", None)
     if ask is None:
-        return Decision(workflow=getattr(ctx, "workflow", None),
-                        clarification=not ctx.nodes, routed=False)
+        return Decision(
+            workflow=getattr(ctx, "workflow", None), clarification=not ctx.nodes, routed=False
+        )
     meta = getattr(ask(query), "metadata", None) or {}
     line = meta.get("line")
     if isinstance(line, Mapping):  # the resolved registry entry; suites name it
         line = line.get("name")
-    return Decision(intent=meta.get("intent"), workflow=meta.get("workflow"),
-                    line=line, clarification=meta.get("path") == "clarification",
-                    path=meta.get("path"))
+    return Decision(
+        intent=meta.get("intent"),
+        workflow=meta.get("workflow"),
+        line=line,
+        clarification=meta.get("path") == "clarification",
+        path=meta.get("path"),
+    )
 
 
 Decider = Callable[[Any, str, Any], Decision]
@@ -107,10 +112,15 @@ class System(Protocol):
 
 def item_of(nws: Any) -> RankedItem:
     meta = nws.node.metadata
-    return RankedItem(source_path=str(meta.get("source_path", "")), text=nws.node.get_content(),
-                      symbol=meta.get("symbol"), workflow=meta.get("workflow"),
-                      start_line=meta.get("start_line"), end_line=meta.get("end_line"),
-                      score=float(nws.score or 0.0))
+    return RankedItem(
+        source_path=str(meta.get("source_path", "")),
+        text=nws.node.get_content(),
+        symbol=meta.get("symbol"),
+        workflow=meta.get("workflow"),
+        start_line=meta.get("start_line"),
+        end_line=meta.get("end_line"),
+        score=float(nws.score or 0.0),
+    )
 
 
 class CodeciteSystem:
@@ -121,8 +131,9 @@ class CodeciteSystem:
     def __init__(self, index: Any, *, dense: bool = False, decider: Decider = decide) -> None:
         self.index, self.dense, self.decider = index, dense, decider
         self.name = DENSE if dense else CODECITE
-        self.known = frozenset(str(n.metadata["symbol"]) for n in index.nodes
-                               if n.metadata.get("symbol"))
+        self.known = frozenset(
+            str(n.metadata["symbol"]) for n in index.nodes if n.metadata.get("symbol")
+        )
 
     def run(self, query: str, top: int) -> Run:
         start = time.perf_counter()
@@ -145,13 +156,21 @@ def judge(system: System, record: SuiteRecord, k: int, top: int) -> RecordOutcom
     top_k = items[:k]
     d = run.decision
     return RecordOutcome(
-        record=record, symbol_ranks=MappingProxyType(ranks),
+        record=record,
+        symbol_ranks=MappingProxyType(ranks),
         source_rank=best_rank(r for r, it in enumerate(items, 1) if it.source_path in sources),
-        n_retrieved=len(top_k), workflows=tuple(it.workflow for it in top_k),
+        n_retrieved=len(top_k),
+        workflows=tuple(it.workflow for it in top_k),
         violations=guard_violations(record.must_not_contain, (it.text for it in top_k)),
         test_file_in_top_k=any(is_test_path(it.source_path) for it in top_k),
-        intent=d.intent, workflow=d.workflow, line=d.line, clarification=d.clarification,
-        latency_ms=run.latency_ms, has_router=d.routed, has_tags=system.has_tags)
+        intent=d.intent,
+        workflow=d.workflow,
+        line=d.line,
+        clarification=d.clarification,
+        latency_ms=run.latency_ms,
+        has_router=d.routed,
+        has_tags=system.has_tags,
+    )
 
 
 def group_metrics(outcomes: Sequence[RecordOutcome], k: int) -> dict[str, Any]:
@@ -162,19 +181,32 @@ def group_metrics(outcomes: Sequence[RecordOutcome], k: int) -> dict[str, Any]:
         suites.setdefault(o.record.suite, []).append(o)
         if o.record.kind:
             kinds.setdefault(o.record.kind, []).append(o)
-    return {"overall": aggregate(outcomes, k),
-            "suites": {name: aggregate(group, k) for name, group in suites.items()},
-            "kinds": {name: aggregate(group, k) for name, group in sorted(kinds.items())}}
+    return {
+        "overall": aggregate(outcomes, k),
+        "suites": {name: aggregate(group, k) for name, group in suites.items()},
+        "kinds": {name: aggregate(group, k) for name, group in sorted(kinds.items())},
+    }
 
 
 def _outcome_json(o: RecordOutcome) -> dict[str, Any]:
     r = o.record
-    return {"suite": r.suite, "line": r.line_no, "query": r.query, "kind": r.kind,
-            "symbol_ranks": dict(o.symbol_ranks), "source_rank": o.source_rank,
-            "first_rank": o.first_rank, "retrieved": o.n_retrieved,
-            "violations": list(o.violations), "test_file_in_top_k": o.test_file_in_top_k,
-            "intent": o.intent, "workflow": o.workflow, "line_resolved": o.line,
-            "clarification": o.clarification, "latency_ms": round(o.latency_ms, 3)}
+    return {
+        "suite": r.suite,
+        "line": r.line_no,
+        "query": r.query,
+        "kind": r.kind,
+        "symbol_ranks": dict(o.symbol_ranks),
+        "source_rank": o.source_rank,
+        "first_rank": o.first_rank,
+        "retrieved": o.n_retrieved,
+        "violations": list(o.violations),
+        "test_file_in_top_k": o.test_file_in_top_k,
+        "intent": o.intent,
+        "workflow": o.workflow,
+        "line_resolved": o.line,
+        "clarification": o.clarification,
+        "latency_ms": round(o.latency_ms, 3),
+    }
 
 
 @dataclass(frozen=True)
@@ -208,8 +240,12 @@ class EvalReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "k": self.k, "retrieved_per_query": self.top, "mrr_cutoff": MRR_CUTOFF,
-            "command": self.command, "primary": self.primary, "notes": list(self.notes),
+            "k": self.k,
+            "retrieved_per_query": self.top,
+            "mrr_cutoff": MRR_CUTOFF,
+            "command": self.command,
+            "primary": self.primary,
+            "notes": list(self.notes),
             "suites": [{"name": n, "path": p, "records": c} for n, p, c in self.suites],
             "metrics": {s: self.metrics[s] for s in self.systems},
             "curves": {s: list(v) for s, v in self.curves.items()},
@@ -222,16 +258,19 @@ class EvalReport:
         return report_table(self)
 
 
-def _systems(index: Any, dense: bool, baseline: bool, decider: Decider,
-             top: int) -> tuple[list[Any], list[str]]:
+def _systems(
+    index: Any, dense: bool, baseline: bool, decider: Decider, top: int
+) -> tuple[list[Any], list[str]]:
     systems: list[Any] = [CodeciteSystem(index, decider=decider)]
     notes: list[str] = []
     if dense:
         if index.manifest.get("embedding"):
             systems.append(CodeciteSystem(index, dense=True, decider=decider))
         else:
-            notes.append("dense retrieval unavailable: the index has no embeddings "
-                         "(run `codecite build --embed`); lexical results only")
+            notes.append(
+                "dense retrieval unavailable: the index has no embeddings "
+                "(run `codecite build --embed`); lexical results only"
+            )
     if baseline:
         from .baseline import BaselineSystem
 
@@ -239,9 +278,16 @@ def _systems(index: Any, dense: bool, baseline: bool, decider: Decider,
     return systems, notes
 
 
-def run_eval(index: Any, suites: Sequence[Suite], *, k: int = 10, dense: bool = False,
-             baseline: bool = False, decider: Decider = decide,
-             command: str | None = None) -> EvalReport:
+def run_eval(
+    index: Any,
+    suites: Sequence[Suite],
+    *,
+    k: int = 10,
+    dense: bool = False,
+    baseline: bool = False,
+    decider: Decider = decide,
+    command: str | None = None,
+) -> EvalReport:
     """Score every record of ``suites`` with codecite (and the requested comparisons)."""
     top = max(k, MRR_CUTOFF)
     systems, notes = _systems(index, dense, baseline, decider, top)
@@ -250,8 +296,14 @@ def run_eval(index: Any, suites: Sequence[Suite], *, k: int = 10, dense: bool = 
     names = tuple(s.name for s in systems)
     primary = DENSE if DENSE in names else CODECITE
     return EvalReport(
-        k=k, top=top, suites=tuple((s.name, str(s.path), len(s.records)) for s in suites),
-        systems=names, primary=primary,
+        k=k,
+        top=top,
+        suites=tuple((s.name, str(s.path), len(s.records)) for s in suites),
+        systems=names,
+        primary=primary,
         metrics=MappingProxyType({n: group_metrics(outcomes[n], k) for n in names}),
         curves=MappingProxyType({n: tuple(hit_curve(outcomes[n], top)) for n in names}),
-        outcomes=MappingProxyType(outcomes), notes=tuple(notes), command=command)
+        outcomes=MappingProxyType(outcomes),
+        notes=tuple(notes),
+        command=command,
+    )

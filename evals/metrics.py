@@ -27,6 +27,7 @@ Metrics = dict[str, float | int | None]
 
 # -- matching ---------------------------------------------------------------------------
 
+
 def is_test_path(path: str | None) -> bool:
     """A test file: a ``tests/`` or ``test/`` folder segment, or a pytest file name."""
     if not path:
@@ -35,8 +36,9 @@ def is_test_path(path: str | None) -> bool:
     return any(p in TEST_DIRS for p in parts[:-1]) or bool(TEST_NAME.search(parts[-1]))
 
 
-def symbol_matches(expected: str, retrieved: str | None,
-                   known: frozenset[str] | set[str] = frozenset()) -> bool:
+def symbol_matches(
+    expected: str, retrieved: str | None, known: frozenset[str] | set[str] = frozenset()
+) -> bool:
     """Exact equality; a dotted name absent from ``known`` may also match as a suffix.
 
     ``StaticShiftAgent.run`` (a relative ``Class.method`` name) matches
@@ -73,6 +75,7 @@ def guard_violations(must_not_contain: Iterable[str], texts: Iterable[str]) -> t
 
 # -- per-record scores ---------------------------------------------------------------------
 
+
 def recall_at_k(ranks: Mapping[str, int | None], k: int) -> float:
     """``|{s in E : rank(s) <= k}| / |E|`` for the expected symbols ``E``."""
     if not ranks:
@@ -97,6 +100,7 @@ def best_rank(ranks: Iterable[int | None]) -> int | None:
 
 # -- aggregates ---------------------------------------------------------------------------
 
+
 def mean(values: Iterable[float]) -> float | None:
     values = list(values)
     return sum(values) / len(values) if values else None
@@ -104,8 +108,10 @@ def mean(values: Iterable[float]) -> float | None:
 
 def accuracy(pairs: Iterable[tuple[str | None, str | None]]) -> float | None:
     """Share of ``(predicted, expected)`` pairs that agree (case-insensitive)."""
-    return mean(1.0 if p is not None and e is not None and p.casefold() == e.casefold()
-                else 0.0 for p, e in pairs)
+    return mean(
+        1.0 if p is not None and e is not None and p.casefold() == e.casefold() else 0.0
+        for p, e in pairs
+    )
 
 
 def precision_recall(pairs: Iterable[tuple[bool, bool]]) -> tuple[float | None, float | None]:
@@ -167,13 +173,18 @@ class RecordOutcome:
 
 def _routing(outcomes: Sequence[RecordOutcome], out: Metrics) -> None:
     routed = outcomes[0].has_router
-    for name, attr, expect in (("intent_accuracy", "intent", "expected_intent"),
-                               ("workflow_accuracy", "workflow", "expected_workflow"),
-                               ("line_accuracy", "line", "expected_line")):
+    for name, attr, expect in (
+        ("intent_accuracy", "intent", "expected_intent"),
+        ("workflow_accuracy", "workflow", "expected_workflow"),
+        ("line_accuracy", "line", "expected_line"),
+    ):
         used = [o for o in outcomes if getattr(o.record, expect)]
         if used:
-            out[name] = accuracy((getattr(o, attr), getattr(o.record, expect))
-                                 for o in used) if routed else None
+            out[name] = (
+                accuracy((getattr(o, attr), getattr(o.record, expect)) for o in used)
+                if routed
+                else None
+            )
 
 
 def _symbols(outcomes: Sequence[RecordOutcome], k: int, out: Metrics) -> None:
@@ -197,9 +208,14 @@ def _sources(outcomes: Sequence[RecordOutcome], k: int, out: Metrics) -> None:
 def _coverage(outcomes: Sequence[RecordOutcome], out: Metrics) -> None:
     used = [o for o in outcomes if o.record.expected_retrieval_workflow]
     if used:
-        out["retrieval_workflow_coverage"] = mean(
-            1.0 if set(o.record.expected_retrieval_workflow) & set(o.workflows) else 0.0
-            for o in used) if outcomes[0].has_tags else None
+        out["retrieval_workflow_coverage"] = (
+            mean(
+                1.0 if set(o.record.expected_retrieval_workflow) & set(o.workflows) else 0.0
+                for o in used
+            )
+            if outcomes[0].has_tags
+            else None
+        )
 
 
 def _guards(outcomes: Sequence[RecordOutcome], out: Metrics) -> None:
@@ -214,8 +230,9 @@ def _guards(outcomes: Sequence[RecordOutcome], out: Metrics) -> None:
 def _clarification(outcomes: Sequence[RecordOutcome], out: Metrics) -> None:
     used = [o for o in outcomes if o.record.expect_clarification is not None]
     if used:
-        p, r = precision_recall((o.clarification, bool(o.record.expect_clarification))
-                                for o in used)
+        p, r = precision_recall(
+            (o.clarification, bool(o.record.expect_clarification)) for o in used
+        )
         out["clarification_precision"], out["clarification_recall"] = p, r
 
 
@@ -242,8 +259,9 @@ def hit_curve(outcomes: Sequence[RecordOutcome], max_k: int) -> list[float]:
     return [mean(hit_at_k(o.symbol_rank, k) for o in used) or 0.0 for k in range(1, max_k + 1)]
 
 
-LOWER_IS_BETTER = frozenset(("guard_violations", "test_file_pollution", "latency_p50_ms",
-                             "latency_p95_ms"))
+LOWER_IS_BETTER = frozenset(
+    ("guard_violations", "test_file_pollution", "latency_p50_ms", "latency_p95_ms")
+)
 
 
 def lift(system: Any, baseline: Any) -> float | None:

@@ -25,8 +25,9 @@ def _matplotlib() -> tuple[type, type]:
     return Figure, FigureCanvasAgg
 
 
-def plot_curves(curves: Mapping[str, Sequence[float]], path: str | Path,
-                title: str = "symbol hit@k") -> dict[str, list[float]]:
+def plot_curves(
+    curves: Mapping[str, Sequence[float]], path: str | Path, title: str = "symbol hit@k"
+) -> dict[str, list[float]]:
     """Draw each system's hit@k curve into a PNG at ``path``; returns the plotted series."""
     figure_cls, canvas_cls = _matplotlib()
     fig = figure_cls(figsize=(6.0, 4.0), dpi=100)

@@ -25,8 +25,10 @@ def grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = []
     for row in [header, *rows]:
-        cells = [str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        cells = [
+            str(c).ljust(w) if i == 0 else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
@@ -47,8 +49,11 @@ def overall_table(report: EvalReport) -> str:
         row = [name, *(fmt(g.get(name)) for g in groups)]
         if with_lift:
             base = report.metrics[BASELINE]["overall"].get(name)
-            row.append(fmt(lift(report.metrics[report.primary]["overall"].get(name), base),
-                           signed=True) if name != "records" else "")
+            row.append(
+                fmt(lift(report.metrics[report.primary]["overall"].get(name), base), signed=True)
+                if name != "records"
+                else ""
+            )
         rows.append(row)
     return grid(header, rows)
 
@@ -58,15 +63,22 @@ def breakdown_table(report: EvalReport, section: str) -> str:
     groups = report.metrics[report.primary][section]
     names = list(groups)
     order = metric_names([report.metrics[report.primary]["overall"], *groups.values()])
-    rows = [[metric, *(fmt(groups[n].get(metric)) for n in names)]
-            for metric in order if any(metric in g for g in groups.values())]
+    rows = [
+        [metric, *(fmt(groups[n].get(metric)) for n in names)]
+        for metric in order
+        if any(metric in g for g in groups.values())
+    ]
     return grid(["metric", *names], rows)
 
 
 def report_table(report: EvalReport) -> str:
     records = report.metrics[report.primary]["overall"]["records"]
-    parts = [f"{records} records from {len(report.suites)} suite(s); k={report.k}, "
-             f"MRR and hit@10 over the top {report.top}", "", overall_table(report)]
+    parts = [
+        f"{records} records from {len(report.suites)} suite(s); k={report.k}, "
+        f"MRR and hit@10 over the top {report.top}",
+        "",
+        overall_table(report),
+    ]
     for section, title in (("suites", "by suite"), ("kinds", "by kind")):
         if len(report.metrics[report.primary][section]) > 1:
             parts += ["", f"{title} ({report.primary})", breakdown_table(report, section)]

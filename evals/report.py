@@ -29,8 +29,9 @@ EMBEDDING_KEYS = ("backend", "provider", "model", "dimension")
 
 def _git(root: Path, *args: str) -> str | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              timeout=10, check=False)
+        done = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10, check=False
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         logger.info("git unavailable: %s", exc)
         return None
@@ -79,46 +80,66 @@ def environment_section(index: Any) -> list[str]:
 
     git = git_state(index.config.root)
     dirty = {None: "", True: "; dirty (uncommitted changes)", False: "; clean"}[git["dirty"]]
-    return ["## Environment", "",
-            f"- codecite: {__version__}",
-            f"- repository: `{index.config.root}`",
-            f"- git commit: {git['commit'] or 'unknown (not a git checkout or no git)'}{dirty}",
-            f"- Python: {platform.python_version()} ({sys.implementation.name})",
-            f"- OS: {platform.platform()}", ""]
+    return [
+        "## Environment",
+        "",
+        f"- codecite: {__version__}",
+        f"- repository: `{index.config.root}`",
+        f"- git commit: {git['commit'] or 'unknown (not a git checkout or no git)'}{dirty}",
+        f"- Python: {platform.python_version()} ({sys.implementation.name})",
+        f"- OS: {platform.platform()}",
+        "",
+    ]
 
 
 def index_section(index: Any) -> list[str]:
     m, cfg = index.manifest, index.config
     counts = m.get("counts", {})
     registry = sorted(cfg.registry)
-    return ["## Index", "",
-            f"- build command: `{build_command(cfg, m)}`",
-            f"- config: {cfg.source or 'defaults (no settings file)'}; digest "
-            f"`{m.get('config_digest')}` (current `{cfg.digest()}`)",
-            f"- manifest: format {m.get('format_version')}, built by codecite "
-            f"{m.get('codecite_version')}, created {m.get('created')}",
-            f"- nodes: {m.get('node_count')} from {len(m.get('files', {}))} files",
-            f"- by kind: {_counts(counts.get('by_kind', {}))}",
-            f"- by workflow: {_counts(counts.get('by_workflow', {}))}",
-            f"- fingerprint: `{m.get('fingerprint')}`",
-            f"- embeddings: {embedding_line(m)}",
-            f"- project registry: {', '.join(registry) if registry else 'none'}"
-            + (f" (from {cfg.registry_file})" if cfg.registry_file else ""), ""]
+    return [
+        "## Index",
+        "",
+        f"- build command: `{build_command(cfg, m)}`",
+        f"- config: {cfg.source or 'defaults (no settings file)'}; digest "
+        f"`{m.get('config_digest')}` (current `{cfg.digest()}`)",
+        f"- manifest: format {m.get('format_version')}, built by codecite "
+        f"{m.get('codecite_version')}, created {m.get('created')}",
+        f"- nodes: {m.get('node_count')} from {len(m.get('files', {}))} files",
+        f"- by kind: {_counts(counts.get('by_kind', {}))}",
+        f"- by workflow: {_counts(counts.get('by_workflow', {}))}",
+        f"- fingerprint: `{m.get('fingerprint')}`",
+        f"- embeddings: {embedding_line(m)}",
+        f"- project registry: {', '.join(registry) if registry else 'none'}"
+        + (f" (from {cfg.registry_file})" if cfg.registry_file else ""),
+        "",
+    ]
 
 
 def eval_section(report: EvalReport) -> list[str]:
-    lines = ["## Evaluation", "", f"- command: `{report.command or 'codecite eval'}`",
-             f"- k: {report.k} (MRR and hit@10 over the top {report.top})"]
+    lines = [
+        "## Evaluation",
+        "",
+        f"- command: `{report.command or 'codecite eval'}`",
+        f"- k: {report.k} (MRR and hit@10 over the top {report.top})",
+    ]
     lines += [f"- suite `{path}`: {count} records" for _, path, count in report.suites]
     lines += [f"- note: {n}" for n in report.notes]
     lines += ["", "```text", overall_table(report), "```", ""]
     for section in ("suites", "kinds"):
         if len(report.metrics[report.primary][section]) > 1:
-            lines += [f"By {section[:-1]} ({report.primary}):", "", "```text",
-                      breakdown_table(report, section), "```", ""]
+            lines += [
+                f"By {section[:-1]} ({report.primary}):",
+                "",
+                "```text",
+                breakdown_table(report, section),
+                "```",
+                "",
+            ]
     flagged = [o for o in report.outcomes[report.primary] if o.violations]
-    lines += [f"- guard violation: {o.record.query!r} retrieved {', '.join(o.violations)}"
-              for o in flagged]
+    lines += [
+        f"- guard violation: {o.record.query!r} retrieved {', '.join(o.violations)}"
+        for o in flagged
+    ]
     return lines + ([""] if flagged else [])
 
 
@@ -132,13 +153,15 @@ def examples_section(index: Any, suites: Sequence[Suite], k: int = EXAMPLE_TOP) 
         ctx = index.query(record.query, k=k)
         lines.append(f"- `{record.query}` (workflow: {ctx.workflow or 'none'})")
         items = [item_of(n) for n in ctx.nodes] or None
-        lines += [f"  {i}. {it.label} score {it.score:.3f}" for i, it in
-                  enumerate(items or [], 1)] or ["  (no evidence)"]
+        lines += [
+            f"  {i}. {it.label} score {it.score:.3f}" for i, it in enumerate(items or [], 1)
+        ] or ["  (no evidence)"]
     return [*lines, ""]
 
 
-def reproducibility_report(index: Any, *, eval_report: EvalReport | None = None,
-                           suites: Sequence[Suite] = ()) -> str:
+def reproducibility_report(
+    index: Any, *, eval_report: EvalReport | None = None, suites: Sequence[Suite] = ()
+) -> str:
     """The Markdown record for ``index`` (and ``eval_report`` / ``suites`` when given)."""
     lines = ["# codecite reproducibility record", ""]
     lines += environment_section(index)

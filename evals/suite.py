@@ -24,8 +24,12 @@ logger = logging.getLogger(__name__)
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "suites"
 TEXT_FIELDS = ("expected_intent", "expected_workflow", "expected_line", "kind")
-LIST_FIELDS = ("expected_symbols", "expected_sources", "must_not_contain",
-               "expected_retrieval_workflow")
+LIST_FIELDS = (
+    "expected_symbols",
+    "expected_sources",
+    "must_not_contain",
+    "expected_retrieval_workflow",
+)
 KNOWN_FIELDS = frozenset(("query", "expect_clarification", *TEXT_FIELDS, *LIST_FIELDS))
 
 
@@ -102,24 +106,34 @@ def parse_record(data: Any, path: Path, line_no: int, suite: str = "") -> SuiteR
     lists = {key: _strings(data.get(key), key, where) for key in LIST_FIELDS}
     extra = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     return SuiteRecord(
-        query=query.strip(), expected_intent=text["expected_intent"],
-        expected_workflow=text["expected_workflow"], expected_line=text["expected_line"],
-        kind=text["kind"], expected_retrieval_workflow=lists["expected_retrieval_workflow"],
-        expected_symbols=lists["expected_symbols"], expected_sources=lists["expected_sources"],
+        query=query.strip(),
+        expected_intent=text["expected_intent"],
+        expected_workflow=text["expected_workflow"],
+        expected_line=text["expected_line"],
+        kind=text["kind"],
+        expected_retrieval_workflow=lists["expected_retrieval_workflow"],
+        expected_symbols=lists["expected_symbols"],
+        expected_sources=lists["expected_sources"],
         must_not_contain=lists["must_not_contain"],
         expect_clarification=_flag(data.get("expect_clarification"), where),
-        suite=suite, line_no=line_no, extra=MappingProxyType(extra))
+        suite=suite,
+        line_no=line_no,
+        extra=MappingProxyType(extra),
+    )
 
 
 def _decode(line: str, path: Path, line_no: int) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as exc:
-        raise SuiteError(f"{_where(path, line_no)}: not valid JSON ({exc.msg} at column "
-                         f"{exc.colno}); write one JSON object per line") from None
+        raise SuiteError(
+            f"{_where(path, line_no)}: not valid JSON ({exc.msg} at column "
+            f"{exc.colno}); write one JSON object per line"
+        ) from None
     except RecursionError:
-        raise SuiteError(f"{_where(path, line_no)}: JSON nested too deeply; write one flat "
-                         "JSON object per line") from None
+        raise SuiteError(
+            f"{_where(path, line_no)}: JSON nested too deeply; write one flat JSON object per line"
+        ) from None
 
 
 def load_suite(path: str | Path, name: str | None = None) -> Suite:
@@ -129,8 +143,9 @@ def load_suite(path: str | Path, name: str | None = None) -> Suite:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(f"cannot read suite '{path}': {exc}; pass an existing UTF-8 "
-                         "JSONL file") from None
+        raise SuiteError(
+            f"cannot read suite '{path}': {exc}; pass an existing UTF-8 JSONL file"
+        ) from None
     records = []
     for line_no, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
@@ -147,8 +162,10 @@ def load_suites(paths: Iterable[str | Path]) -> tuple[Suite, ...]:
     """Load several suites; two files with the same stem get their parent folder prefixed."""
     files = [Path(p) for p in paths]
     stems = [f.stem for f in files]
-    return tuple(load_suite(f, f"{f.parent.name}/{f.stem}" if stems.count(f.stem) > 1 else None)
-                 for f in files)
+    return tuple(
+        load_suite(f, f"{f.parent.name}/{f.stem}" if stems.count(f.stem) > 1 else None)
+        for f in files
+    )
 
 
 def bundled_suite_paths() -> tuple[Path, ...]:

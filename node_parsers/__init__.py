@@ -20,10 +20,14 @@ __all__ = [
 ]
 
 _LAZY = {
-    "DocSectionNodeParser": "docs", "parse_doc": "docs",
-    "NodeKind": "schema", "make_node": "schema",
-    "PythonNodeParser": "python", "parse_python_source": "python",
-    "RecipeNodeParser": "recipes", "parse_recipe": "recipes",
+    "DocSectionNodeParser": "docs",
+    "parse_doc": "docs",
+    "NodeKind": "schema",
+    "make_node": "schema",
+    "PythonNodeParser": "python",
+    "parse_python_source": "python",
+    "RecipeNodeParser": "recipes",
+    "parse_recipe": "recipes",
 }
 
 

@@ -51,9 +51,11 @@ _RST_ROLE = re.compile(r":(?:(\w+):)?([\w-]+):`([^`]+)`")
 _MYST_ROLE = re.compile(r"\{(?:(\w+):)?([\w-]+)\}`([^`]+)`")
 _DIRECTIVE_KINDS = "function|class|module|method|attribute|data|exception|decorator|property"
 _RST_DIRECTIVE = re.compile(
-    rf"^[ \t]*\.\.[ \t]+(?:auto|py:)(?:{_DIRECTIVE_KINDS})::[ \t]*([^\n]*)$", re.M)
+    rf"^[ \t]*\.\.[ \t]+(?:auto|py:)(?:{_DIRECTIVE_KINDS})::[ \t]*([^\n]*)$", re.M
+)
 _MYST_DIRECTIVE = re.compile(
-    rf"^[ \t]*(?:`{{3,}}|:{{3,}})\{{(?:auto|py:)(?:{_DIRECTIVE_KINDS})\}}[ \t]*([^\n]*)$", re.M)
+    rf"^[ \t]*(?:`{{3,}}|:{{3,}})\{{(?:auto|py:)(?:{_DIRECTIVE_KINDS})\}}[ \t]*([^\n]*)$", re.M
+)
 _INLINE_LITERAL = re.compile(r"(?<!`)(`{1,2})([^`\n]+?)\1(?!`)")
 _DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 
@@ -89,14 +91,19 @@ class DocChunk:
 
     def metadata(self, source_path: str, kind: str) -> dict[str, Any]:
         return {
-            "kind": kind, "source_path": source_path, "heading": self.heading,
-            "heading_path": list(self.heading_path), "start_line": self.start_line,
-            "end_line": self.end_line, "refs": list(self.refs),
+            "kind": kind,
+            "source_path": source_path,
+            "heading": self.heading,
+            "heading_path": list(self.heading_path),
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "refs": list(self.refs),
             "code_refs": list(extract_code_refs(self.body)),
         }
 
 
 # -- shared line helpers -------------------------------------------------------
+
 
 class _FenceTracker:
     """Feeds lines one by one and says whether each belongs to a fenced code block."""
@@ -112,8 +119,12 @@ class _FenceTracker:
                 return False
             self.marker = m.group(1)
             return True
-        if m and m.group(1)[0] == self.marker[0] and len(m.group(1)) >= len(self.marker) \
-                and not m.group(2).strip():
+        if (
+            m
+            and m.group(1)[0] == self.marker[0]
+            and len(m.group(1)) >= len(self.marker)
+            and not m.group(2).strip()
+        ):
             self.marker = None
         return True
 
@@ -138,6 +149,7 @@ def _split_lines(text: str) -> list[str]:
 
 # -- Markdown headings ---------------------------------------------------------
 
+
 def _markdown_mask(lines: Sequence[str]) -> list[bool]:
     """True for lines inside fenced code or an HTML comment (never headings)."""
     fences = _FenceTracker()
@@ -150,7 +162,7 @@ def _markdown_mask(lines: Sequence[str]) -> list[bool]:
             continue
         masked = fences.inside(line)
         if not masked and "<!--" in line:
-            in_comment = "-->" not in line[line.index("<!--") + 4:]
+            in_comment = "-->" not in line[line.index("<!--") + 4 :]
         mask.append(masked)
     return mask
 
@@ -163,8 +175,9 @@ def _atx_heading(line: str, i: int) -> Heading | None:
     return Heading(len(m.group(1)), title, i, i + 1) if title else None
 
 
-def _setext_heading(lines: Sequence[str], i: int, first: int, mask: Sequence[bool],
-                    previous: Heading | None) -> Heading | None:
+def _setext_heading(
+    lines: Sequence[str], i: int, first: int, mask: Sequence[bool], previous: Heading | None
+) -> Heading | None:
     m = _SETEXT.match(lines[i])
     if m is None or i - 1 < first or mask[i - 1]:
         return None
@@ -186,13 +199,15 @@ def markdown_headings(lines: Sequence[str], first: int = 0) -> list[Heading]:
         if mask[i]:
             continue
         head = _atx_heading(lines[i], i) or _setext_heading(
-            lines, i, first, mask, heads[-1] if heads else None)
+            lines, i, first, mask, heads[-1] if heads else None
+        )
         if head is not None:
             heads.append(head)
     return heads
 
 
 # -- reStructuredText headings -------------------------------------------------
+
 
 def _adornment(line: str) -> str | None:
     """The adornment character of a column-0 punctuation line, else None."""
@@ -232,8 +247,9 @@ def rst_headings(lines: Sequence[str]) -> list[Heading]:
     heads: list[Heading] = []
     i = 0
     while i < len(lines):
-        after_break = i == 0 or not lines[i - 1].strip() or (
-            bool(heads) and heads[-1].body_start == i)
+        after_break = (
+            i == 0 or not lines[i - 1].strip() or (bool(heads) and heads[-1].body_start == i)
+        )
         found = (_rst_overlined(lines, i) or _rst_underlined(lines, i)) if after_break else None
         if found is None:
             i += 1
@@ -256,7 +272,8 @@ def _indent(line: str) -> int:
 
 
 _RST_CODE_DIRECTIVE = re.compile(
-    r"^\s*\.\. (?:code-block|sourcecode|code|doctest|testcode|parsed-literal)::")
+    r"^\s*\.\. (?:code-block|sourcecode|code|doctest|testcode|parsed-literal)::"
+)
 
 
 def _in_rst_literal(lines: Sequence[str], i: int) -> bool:
@@ -268,7 +285,8 @@ def _in_rst_literal(lines: Sequence[str], i: int) -> bool:
             continue
         stripped = line.strip()
         if _RST_CODE_DIRECTIVE.match(line) or (
-                stripped.endswith("::") and not stripped.startswith("..")):
+            stripped.endswith("::") and not stripped.startswith("..")
+        ):
             return True
         indent = _indent(line)
         if indent == 0:
@@ -306,8 +324,9 @@ def _outside_fences(lines: Sequence[str]) -> list[bool]:
     return out
 
 
-def glossary_headings(lines: Sequence[str], first: int = 0,
-                      markdown: bool = False) -> list[Heading]:
+def glossary_headings(
+    lines: Sequence[str], first: int = 0, markdown: bool = False
+) -> list[Heading]:
     """Each term of a glossary (MyST ``{glossary}``, reST ``.. glossary::``) as a heading.
 
     A glossary defines many terms in one block; as one section it would match
@@ -342,8 +361,10 @@ def glossary_headings(lines: Sequence[str], first: int = 0,
 
 # -- sections and splitting ------------------------------------------------------
 
-def _sections(lines: Sequence[str], heads: Sequence[Heading], first: int,
-              stem: str) -> Iterator[tuple[tuple[str, ...], int | None, int, int]]:
+
+def _sections(
+    lines: Sequence[str], heads: Sequence[Heading], first: int, stem: str
+) -> Iterator[tuple[tuple[str, ...], int | None, int, int]]:
     """(heading_path, heading line or None, body start, body end exclusive), 0-based."""
     yield (stem,), None, first, heads[0].start if heads else len(lines)
     stack: list[Heading] = []
@@ -383,13 +404,13 @@ def _blocks(lines: Sequence[str], lo: int, hi: int) -> Iterator[tuple[int, int]]
 def _units(lines: Sequence[str], lo: int, hi: int, budget: int) -> Iterator[_Unit]:
     """Paragraphs that fit; larger ones as lines; longer lines as hard pieces."""
     for a, b in _blocks(lines, lo, hi):
-        text = "\n".join(lines[a:b + 1])
+        text = "\n".join(lines[a : b + 1])
         if len(text) <= budget:
             yield _Unit(a, b, text)
             continue
         for i in range(a, b + 1):
             for k in range(0, max(len(lines[i]), 1), budget):
-                yield _Unit(i, i, lines[i][k:k + budget])
+                yield _Unit(i, i, lines[i][k : k + budget])
 
 
 def _separator(prev: _Unit, unit: _Unit) -> str:
@@ -426,14 +447,20 @@ def _trim(lines: Sequence[str], lo: int, hi: int) -> tuple[int, int] | None:
     return (filled[0], filled[-1]) if filled else None
 
 
-def _section_chunks(lines: Sequence[str], path: tuple[str, ...], head_line: int | None,
-                    lo: int, hi: int, max_chars: int) -> list[DocChunk]:
+def _section_chunks(
+    lines: Sequence[str],
+    path: tuple[str, ...],
+    head_line: int | None,
+    lo: int,
+    hi: int,
+    max_chars: int,
+) -> list[DocChunk]:
     span = _trim(lines, lo, hi)
     if span is None:
         return []
     first, last = span
     start = first if head_line is None else head_line
-    body = "\n".join(lines[first:last + 1])
+    body = "\n".join(lines[first : last + 1])
     title = "" if head_line is None else path[-1]
     whole = DocChunk(path, start + 1, last + 1, body, extract_refs(title + "\n" + body))
     if len(whole.text) <= max_chars:
@@ -443,13 +470,15 @@ def _section_chunks(lines: Sequence[str], path: tuple[str, ...], head_line: int 
     for n, group in enumerate(_pack(_units(lines, first, last, budget), budget)):
         text = _join(group)
         begin = start if n == 0 else group[0].first
-        chunks.append(DocChunk(path, begin + 1, group[-1].last + 1, text,
-                               extract_refs(title + "\n" + text)))
+        chunks.append(
+            DocChunk(path, begin + 1, group[-1].last + 1, text, extract_refs(title + "\n" + text))
+        )
     return chunks
 
 
-def _chunks(lines: Sequence[str], heads: Sequence[Heading], first: int, source_path: str,
-            max_chars: int) -> list[DocChunk]:
+def _chunks(
+    lines: Sequence[str], heads: Sequence[Heading], first: int, source_path: str, max_chars: int
+) -> list[DocChunk]:
     if max_chars < 1:
         raise ConfigError(f"max_chars must be a positive number of characters, not {max_chars}")
     chunks: list[DocChunk] = []
@@ -458,20 +487,23 @@ def _chunks(lines: Sequence[str], heads: Sequence[Heading], first: int, source_p
     return chunks
 
 
-def markdown_chunks(text: str, source_path: str,
-                    max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[DocChunk]:
+def markdown_chunks(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> list[DocChunk]:
     """Markdown sections as chunks (front matter skipped, line numbers kept)."""
     lines = _split_lines(text)
     first = front_matter_end(lines)
     heads = markdown_headings(lines, first)
     if "{glossary}" in text:
-        heads = sorted(heads + glossary_headings(lines, first, markdown=True),
-                       key=lambda h: h.start)
+        heads = sorted(
+            heads + glossary_headings(lines, first, markdown=True), key=lambda h: h.start
+        )
     return _chunks(lines, heads, first, source_path, max_chars)
 
 
-def rst_chunks(text: str, source_path: str,
-               max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[DocChunk]:
+def rst_chunks(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> list[DocChunk]:
     """reStructuredText sections as chunks."""
     lines = _split_lines(text)
     heads = rst_headings(lines)
@@ -481,6 +513,7 @@ def rst_chunks(text: str, source_path: str,
 
 
 # -- refs ------------------------------------------------------------------------
+
 
 def _clean_target(raw: str) -> str | None:
     """``Title <~pkg.f()>`` -> ``pkg.f``; None when it is not a dotted name."""
@@ -500,8 +533,7 @@ def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 def _blank_fences(text: str) -> str:
     fences = _FenceTracker()
-    return "\n".join(" " * len(line) if fences.inside(line) else line
-                     for line in text.split("\n"))
+    return "\n".join(" " * len(line) if fences.inside(line) else line for line in text.split("\n"))
 
 
 def _role_hits(text: str) -> tuple[list[tuple[int, str]], str]:
@@ -528,9 +560,11 @@ def extract_refs(text: str) -> tuple[str, ...]:
         ('pkg.load', 'Env.get')
     """
     outside_code = _blank_fences(text)
-    hits = [(m.start(), m.group(1).split("(")[0].strip())
-            for pattern, source in ((_RST_DIRECTIVE, outside_code), (_MYST_DIRECTIVE, text))
-            for m in pattern.finditer(source)]
+    hits = [
+        (m.start(), m.group(1).split("(")[0].strip())
+        for pattern, source in ((_RST_DIRECTIVE, outside_code), (_MYST_DIRECTIVE, text))
+        for m in pattern.finditer(source)
+    ]
     role_hits, rest = _role_hits(outside_code)
     hits += role_hits
     for m in _INLINE_LITERAL.finditer(rest):
@@ -577,12 +611,39 @@ def extract_code_refs(text: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-_NOT_API = frozenset({"print", "len", "list", "dict", "set", "tuple", "str", "int", "float",
-                      "bool", "range", "isinstance", "type", "super", "repr", "open", "sorted",
-                      "getattr", "setattr", "hasattr", "lambda", "if", "for", "while", "return"})
+_NOT_API = frozenset(
+    {
+        "print",
+        "len",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "range",
+        "isinstance",
+        "type",
+        "super",
+        "repr",
+        "open",
+        "sorted",
+        "getattr",
+        "setattr",
+        "hasattr",
+        "lambda",
+        "if",
+        "for",
+        "while",
+        "return",
+    }
+)
 
 
 # -- nodes -----------------------------------------------------------------------
+
 
 def ensure_unique_ids(nodes: list[TextNode]) -> list[TextNode]:
     """Re-key nodes whose id repeats (hard-split pieces of one long line share a span)."""
@@ -591,16 +652,24 @@ def ensure_unique_ids(nodes: list[TextNode]) -> list[TextNode]:
         if node.id_ in seen:
             meta = node.metadata
             name = "/".join(meta.get("heading_path") or []) + f"#{n}"
-            node.id_ = make_node_id(meta["source_path"], str(meta["kind"]), name,
-                                    int(meta["start_line"]), int(meta["end_line"]))
+            node.id_ = make_node_id(
+                meta["source_path"],
+                str(meta["kind"]),
+                name,
+                int(meta["start_line"]),
+                int(meta["end_line"]),
+            )
         seen.add(node.id_)
     return nodes
 
 
-def chunks_to_nodes(chunks: Sequence[DocChunk], source_path: str,
-                    kind: str = NodeKind.DOC_SECTION.value,
-                    header: Callable[[int], str] | None = None,
-                    extra: dict[str, Any] | None = None) -> list[TextNode]:
+def chunks_to_nodes(
+    chunks: Sequence[DocChunk],
+    source_path: str,
+    kind: str = NodeKind.DOC_SECTION.value,
+    header: Callable[[int], str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> list[TextNode]:
     """Nodes from chunks; ``header(i)`` is prepended to the i-th node's text."""
     nodes = []
     for i, chunk in enumerate(chunks):
@@ -621,8 +690,9 @@ def on_source_lines(nodes: list[TextNode], origin: Sequence[int]) -> list[TextNo
     return nodes
 
 
-def parse_markdown(text: str, source_path: str,
-                   max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode]:
+def parse_markdown(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> list[TextNode]:
     """Markdown -> ``doc_section`` nodes.
 
     Example:
@@ -633,8 +703,9 @@ def parse_markdown(text: str, source_path: str,
     return chunks_to_nodes(markdown_chunks(text, source_path, max_chars), source_path)
 
 
-def parse_rst(text: str, source_path: str,
-              max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode]:
+def parse_rst(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> list[TextNode]:
     """reStructuredText -> ``doc_section`` nodes.
 
     Example:
@@ -645,8 +716,9 @@ def parse_rst(text: str, source_path: str,
     return chunks_to_nodes(rst_chunks(text, source_path, max_chars), source_path)
 
 
-def parse_doc(text: str, source_path: str,
-              max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode]:
+def parse_doc(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> list[TextNode]:
     """Dispatch on the suffix: ``.md``/``.markdown`` -> Markdown, ``.rst``/``.txt`` -> rst."""
     suffix = PurePosixPath(source_path).suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
@@ -656,13 +728,18 @@ def parse_doc(text: str, source_path: str,
     raise ConfigError(
         f"cannot parse '{source_path}' as documentation: suffix {suffix or '(none)'!r} is not "
         f"one of {', '.join(MARKDOWN_SUFFIXES + RST_SUFFIXES)}; rename it or drop it from "
-        "the configured doc suffixes")
+        "the configured doc suffixes"
+    )
 
 
 def _source_path(doc: BaseNode, default_suffix: str) -> str:
     meta = doc.metadata
-    return str(meta.get("source_path") or meta.get("file_path") or meta.get("file_name")
-               or f"{doc.node_id}{default_suffix}")
+    return str(
+        meta.get("source_path")
+        or meta.get("file_path")
+        or meta.get("file_name")
+        or f"{doc.node_id}{default_suffix}"
+    )
 
 
 class DocSectionNodeParser(NodeParser):
@@ -679,16 +756,19 @@ class DocSectionNodeParser(NodeParser):
         ['Usage']
     """
 
-    max_chars: int = Field(default=DEFAULT_MAX_SECTION_CHARS, gt=0,
-                           description="Longest node text; longer sections are split "
-                                       "on paragraph boundaries.")
+    max_chars: int = Field(
+        default=DEFAULT_MAX_SECTION_CHARS,
+        gt=0,
+        description="Longest node text; longer sections are split on paragraph boundaries.",
+    )
 
     @classmethod
     def class_name(cls) -> str:
         return "CodeciteDocSectionNodeParser"
 
-    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
-                     **kwargs: Any) -> list[BaseNode]:
+    def _parse_nodes(
+        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
         out: list[BaseNode] = []
         for doc in nodes:
             path = _source_path(doc, ".md")

@@ -42,8 +42,9 @@ def _cells(text: str) -> list[Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         # exc.msg may end in "at" ("Unterminated string starting at"): say where after a colon
-        raise NotebookError(f"not valid JSON ({exc.msg}: line {exc.lineno} "
-                            f"column {exc.colno})") from exc
+        raise NotebookError(
+            f"not valid JSON ({exc.msg}: line {exc.lineno} column {exc.colno})"
+        ) from exc
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list):
         raise NotebookError("no 'cells' list (only nbformat 4 notebooks are read)")
@@ -51,8 +52,11 @@ def _cells(text: str) -> list[Any]:
 
 
 def _is_rst(cell: Any) -> bool:
-    return isinstance(cell, dict) and cell.get("cell_type") == "raw" and \
-        (cell.get("metadata") or {}).get("raw_mimetype") in RST_MIMETYPES
+    return (
+        isinstance(cell, dict)
+        and cell.get("cell_type") == "raw"
+        and (cell.get("metadata") or {}).get("raw_mimetype") in RST_MIMETYPES
+    )
 
 
 def notebook_document(text: str) -> tuple[str, list[int], bool]:
@@ -93,8 +97,9 @@ def notebook_document(text: str) -> tuple[str, list[int], bool]:
     return "\n".join(out), origin, rst
 
 
-def parse_notebook(text: str, source_path: str,
-                   max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode]:
+def parse_notebook(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> list[TextNode]:
     """A notebook's sections as ``doc_section`` nodes, lines mapped to the notebook file.
 
     Raises ``NotebookError`` for a file that is not an nbformat 4 notebook.

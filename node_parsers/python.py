@@ -29,9 +29,19 @@ DEFAULT_INCLUDE_PRIVATE = False
 DEFAULT_MAX_VALUE_CHARS = 160
 KEPT_DUNDER_METHODS = frozenset({"__init__", "__call__"})
 _DEF_TYPES = ("function_definition", "class_definition")
-_BLOCK_TYPES = frozenset({"if_statement", "try_statement", "with_statement", "ERROR",
-                          "else_clause", "elif_clause", "except_clause", "finally_clause",
-                          "block"})
+_BLOCK_TYPES = frozenset(
+    {
+        "if_statement",
+        "try_statement",
+        "with_statement",
+        "ERROR",
+        "else_clause",
+        "elif_clause",
+        "except_clause",
+        "finally_clause",
+        "block",
+    }
+)
 # Classes nested deeper than this are not walked (their nodes are dropped with a
 # warning): the walk recurses once per level and must stay far from the
 # interpreter's recursion limit whatever the input.
@@ -46,18 +56,22 @@ class ModuleNamespace:
     module: str
     source_path: str
     is_package: bool = False
-    defines: dict[str, str] = field(default_factory=dict)   # name -> kind
-    imports: dict[str, str] = field(default_factory=dict)   # bound name -> absolute target
+    defines: dict[str, str] = field(default_factory=dict)  # name -> kind
+    imports: dict[str, str] = field(default_factory=dict)  # bound name -> absolute target
     all_names: list[str] | None = None
     star_imports: list[str] = field(default_factory=list)
     has_getattr: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "module": self.module, "source_path": self.source_path,
-            "is_package": self.is_package, "defines": self.defines,
-            "imports": self.imports, "all": self.all_names,
-            "star_imports": self.star_imports, "has_getattr": self.has_getattr,
+            "module": self.module,
+            "source_path": self.source_path,
+            "is_package": self.is_package,
+            "defines": self.defines,
+            "imports": self.imports,
+            "all": self.all_names,
+            "star_imports": self.star_imports,
+            "has_getattr": self.has_getattr,
         }
 
 
@@ -85,7 +99,7 @@ def _literal(node: Any) -> str:
     is_raw = "r" in text[: len(text) - len(raw)].lower()
     for quote in ('"""', "'''", '"', "'"):
         if raw.startswith(quote) and raw.endswith(quote) and len(raw) >= 2 * len(quote):
-            raw = raw[len(quote):-len(quote)]
+            raw = raw[len(quote) : -len(quote)]
             break
     return raw if is_raw else raw.replace("\\\n", "")  # a backslash at a line end joins
 
@@ -104,8 +118,9 @@ def _first_string(node: Any) -> str | None:
         if current.type == "string":
             return _string_value(current)
         if current.type == "concatenated_string":
-            return inspect.cleandoc("".join(_literal(c) for c in current.named_children
-                                            if c.type == "string")).strip()
+            return inspect.cleandoc(
+                "".join(_literal(c) for c in current.named_children if c.type == "string")
+            ).strip()
         stack.extend(reversed(current.named_children))
     return None
 
@@ -200,8 +215,9 @@ def _unwrap(node: Any) -> tuple[Any, Any]:
 class _ModuleWalker:
     """Walks one module's tree and collects nodes and namespace entries."""
 
-    def __init__(self, source: bytes, source_path: str, module: str, include_private: bool,
-                 is_package: bool) -> None:
+    def __init__(
+        self, source: bytes, source_path: str, module: str, include_private: bool, is_package: bool
+    ) -> None:
         self.source = source
         self.source_path = source_path
         self.module = module
@@ -216,8 +232,10 @@ class _ModuleWalker:
 
     def _meta(self, kind: NodeKind, outer: Any, **extra: Any) -> dict[str, Any]:
         meta = {
-            "kind": kind.value, "source_path": self.source_path,
-            "start_line": outer.start_point[0] + 1, "end_line": outer.end_point[0] + 1,
+            "kind": kind.value,
+            "source_path": self.source_path,
+            "start_line": outer.start_point[0] + 1,
+            "end_line": outer.end_point[0] + 1,
         }
         meta.update(extra)
         return meta
@@ -229,10 +247,15 @@ class _ModuleWalker:
             first = next(c for c in root.named_children if c.type != "comment")
             # a module docstring documents its module as a doc page does: the API it
             # names (``.. autoclass:: Dispatcher``, roles, examples) lends it relevance
-            meta = self._meta(NodeKind.MODULE_DOC, first, symbol=self.module,
-                              module=self.module, docstring=doc,
-                              refs=list(extract_refs(doc)),
-                              code_refs=list(extract_code_refs(doc)))
+            meta = self._meta(
+                NodeKind.MODULE_DOC,
+                first,
+                symbol=self.module,
+                module=self.module,
+                docstring=doc,
+                refs=list(extract_refs(doc)),
+                code_refs=list(extract_code_refs(doc)),
+            )
             self.nodes.append(make_node(f"module {self.module}\n{doc}", meta))
         for child in self._top_level(root):
             self._top_statement(child)
@@ -252,7 +275,8 @@ class _ModuleWalker:
                 stack.pop()
             elif child.type in _BLOCK_TYPES:
                 guarded = child.type == "if_statement" and "TYPE_CHECKING" in _text(
-                    child.child_by_field_name("condition"))
+                    child.child_by_field_name("condition")
+                )
                 stack.append((iter(child.named_children), imports_only or guarded))
             elif not imports_only:
                 yield child
@@ -334,8 +358,11 @@ class _ModuleWalker:
         if left.type == "attribute":
             self._late_docstring(left, assign.child_by_field_name("right"))
             return
-        names = [left] if left.type == "identifier" else [
-            n for n in left.named_children if n.type == "identifier"]
+        names = (
+            [left]
+            if left.type == "identifier"
+            else [n for n in left.named_children if n.type == "identifier"]
+        )
         right = assign.child_by_field_name("right")
         for name_node in names:
             name = _text(name_node)
@@ -354,17 +381,29 @@ class _ModuleWalker:
             return  # `logger = logging.getLogger(__name__)` documents nothing
         doc = ""
         nxt = stmt.next_named_sibling
-        if nxt is not None and nxt.type == "expression_statement" and nxt.named_child_count == 1 \
-                and nxt.named_children[0].type == "string":
+        if (
+            nxt is not None
+            and nxt.type == "expression_statement"
+            and nxt.named_child_count == 1
+            and nxt.named_children[0].type == "string"
+        ):
             doc = _string_value(nxt.named_children[0])
         ann = assign.child_by_field_name("type")
         value = _squash(_text(right))[:DEFAULT_MAX_VALUE_CHARS] if right is not None else ""
         symbol = f"{self.module}.{name}"
         header = f"{name}{': ' + _text(ann) if ann is not None else ''} = {value}"
-        meta = self._meta(NodeKind.PYTHON_SYMBOL, stmt, symbol=symbol, module=self.module,
-                          symbol_type="assignment", signature=header, params=[],
-                          returns=_text(ann) if ann is not None else None, docstring=doc,
-                          decorators=[])
+        meta = self._meta(
+            NodeKind.PYTHON_SYMBOL,
+            stmt,
+            symbol=symbol,
+            module=self.module,
+            symbol_type="assignment",
+            signature=header,
+            params=[],
+            returns=_text(ann) if ann is not None else None,
+            docstring=doc,
+            decorators=[],
+        )
         self.nodes.append(make_node(f"{symbol}\n{header}\n{doc}".rstrip(), meta))
 
     def _late_docstring(self, left: Any, right: Any) -> None:
@@ -372,13 +411,24 @@ class _ModuleWalker:
         write a function's docstring after it. Its string literals become the docstring
         of that module-level symbol (nothing is evaluated; placeholders stay as written)."""
         target = left.child_by_field_name("object")
-        if right is None or target is None or target.type != "identifier" or \
-                _text(left.child_by_field_name("attribute")) != "__doc__":
+        if (
+            right is None
+            or target is None
+            or target.type != "identifier"
+            or _text(left.child_by_field_name("attribute")) != "__doc__"
+        ):
             return
         doc = _first_string(right) or ""  # the template, not its arguments
         symbol = f"{self.module}.{_text(target)}"
-        node = next((n for n in reversed(self.nodes) if n.metadata.get("symbol") == symbol
-                     and n.metadata["kind"] == NodeKind.PYTHON_SYMBOL.value), None)
+        node = next(
+            (
+                n
+                for n in reversed(self.nodes)
+                if n.metadata.get("symbol") == symbol
+                and n.metadata["kind"] == NodeKind.PYTHON_SYMBOL.value
+            ),
+            None,
+        )
         if node is None or not doc:
             return
         old = node.metadata.get("docstring") or ""
@@ -420,26 +470,42 @@ class _ModuleWalker:
             member, doc_node = _string_value(parts[0]), parts[1]
         # numpy writes `"""...""".replace("${LIKE}", like_doc)`: the template is the doc
         doc = _first_string(doc_node)
-        if doc is None or not re.fullmatch(r"[\w.]+", module) or \
-                not owner.isidentifier() or (member is not None and not member.isidentifier()):
+        if (
+            doc is None
+            or not re.fullmatch(r"[\w.]+", module)
+            or not owner.isidentifier()
+            or (member is not None and not member.isidentifier())
+        ):
             return
         leaf = member or owner
-        if _is_private(owner) or (member is not None and _is_private(member)) or \
-                (member is None and leaf.startswith("__")):
+        if (
+            _is_private(owner)
+            or (member is not None and _is_private(member))
+            or (member is None and leaf.startswith("__"))
+        ):
             return
         symbol = f"{module}.{owner}" + (f".{member}" if member else "")
         first = doc.split("\n", 1)[0].strip()
         signature = first if first.split("(", 1)[0].split(".")[-1] == leaf else f"{leaf}(...)"
         kind = NodeKind.PYTHON_METHOD if member else NodeKind.PYTHON_SYMBOL
-        meta = self._meta(kind, stmt, symbol=symbol, module=module,
-                          symbol_type="method" if member else "documented",
-                          signature=signature, params=[], returns=None, decorators=[],
-                          docstring=doc)
+        meta = self._meta(
+            kind,
+            stmt,
+            symbol=symbol,
+            module=module,
+            symbol_type="method" if member else "documented",
+            signature=signature,
+            params=[],
+            returns=None,
+            decorators=[],
+            docstring=doc,
+        )
         self.nodes.append(make_node(f"{symbol}\n{signature}\n{doc}".rstrip(), meta))
 
     # -- functions and classes ---------------------------------------------------
-    def _function(self, definition: Any, outer: Any, symbol: str, kind: NodeKind,
-                  owner: str | None = None) -> str:
+    def _function(
+        self, definition: Any, outer: Any, symbol: str, kind: NodeKind, owner: str | None = None
+    ) -> str:
         name = _text(definition.child_by_field_name("name"))
         params_node = definition.child_by_field_name("parameters")
         ret = definition.child_by_field_name("return_type")
@@ -451,25 +517,36 @@ class _ModuleWalker:
         doc = _docstring_of(definition.child_by_field_name("body"))
         symbol_type = "method" if kind == NodeKind.PYTHON_METHOD else "function"
         for dec in decorators:
-            if dec in ("property", "cached_property", "functools.cached_property") or \
-                    dec.endswith((".setter", ".getter", ".deleter")):
+            if dec in ("property", "cached_property", "functools.cached_property") or dec.endswith(
+                (".setter", ".getter", ".deleter")
+            ):
                 symbol_type = "property"
             elif dec in ("classmethod", "staticmethod"):
                 symbol_type = dec
-        meta = self._meta(kind, outer, symbol=symbol, module=self.module,
-                          symbol_type=symbol_type, signature=signature,
-                          params=parse_parameters(params_node),
-                          returns=_text(ret) if ret is not None else None,
-                          decorators=decorators, docstring=doc)
+        meta = self._meta(
+            kind,
+            outer,
+            symbol=symbol,
+            module=self.module,
+            symbol_type=symbol_type,
+            signature=signature,
+            params=parse_parameters(params_node),
+            returns=_text(ret) if ret is not None else None,
+            decorators=decorators,
+            docstring=doc,
+        )
         deco = "".join(f"@{d}\n" for d in decorators)
         self.nodes.append(make_node(f"{symbol}\n{deco}def {signature}\n{doc}".rstrip(), meta))
         return signature
 
-    def _class(self, definition: Any, outer: Any, symbol: str, kind: NodeKind,
-               depth: int = 1) -> None:
+    def _class(
+        self, definition: Any, outer: Any, symbol: str, kind: NodeKind, depth: int = 1
+    ) -> None:
         if depth > MAX_CLASS_DEPTH:
-            self.warnings.append(f"classes nested deeper than {MAX_CLASS_DEPTH} levels from "
-                                 f"line {outer.start_point[0] + 1} were not indexed")
+            self.warnings.append(
+                f"classes nested deeper than {MAX_CLASS_DEPTH} levels from "
+                f"line {outer.start_point[0] + 1} were not indexed"
+            )
             return
         name = _text(definition.child_by_field_name("name"))
         bases = definition.child_by_field_name("superclasses")
@@ -486,29 +563,44 @@ class _ModuleWalker:
                 mname = _text(inner.child_by_field_name("name"))
                 if mname == "__init__":
                     init_params = parse_parameters(inner.child_by_field_name("parameters"))
-                if not self._keep(mname) or (mname.startswith("__")
-                                             and mname not in KEPT_DUNDER_METHODS):
+                if not self._keep(mname) or (
+                    mname.startswith("__") and mname not in KEPT_DUNDER_METHODS
+                ):
                     continue
-                method_sigs.append(self._function(
-                    inner, inner_outer, f"{symbol}.{mname}", NodeKind.PYTHON_METHOD))
+                method_sigs.append(
+                    self._function(inner, inner_outer, f"{symbol}.{mname}", NodeKind.PYTHON_METHOD)
+                )
             elif inner.type == "class_definition":
                 cname = _text(inner.child_by_field_name("name"))
                 if self._keep(cname):
-                    self._class(inner, inner_outer, f"{symbol}.{cname}", NodeKind.PYTHON_METHOD,
-                                depth + 1)
+                    self._class(
+                        inner, inner_outer, f"{symbol}.{cname}", NodeKind.PYTHON_METHOD, depth + 1
+                    )
             elif inner.type == "expression_statement" and inner.named_child_count == 1:
                 fields.extend(self._class_field(inner.named_children[0]))
         decorators = _decorators(outer)
-        params = [p for p in init_params if p["name"] not in ("self", "cls")] if init_params \
-            else []
+        params = [p for p in init_params if p["name"] not in ("self", "cls")] if init_params else []
         header = f"class {name}{_text(bases) if bases is not None else ''}"
-        signature = _squash(f"{name}({format_parameters(params)})") \
-            if init_params else _squash(header[len("class "):])
-        meta = self._meta(kind, outer, symbol=symbol, module=self.module, symbol_type="class",
-                          signature=signature, params=params, returns=None,
-                          decorators=decorators, docstring=doc, fields=fields,
-                          has_init=bool(init_params),
-                          bases=[_text(b) for b in bases.named_children] if bases else [])
+        signature = (
+            _squash(f"{name}({format_parameters(params)})")
+            if init_params
+            else _squash(header[len("class ") :])
+        )
+        meta = self._meta(
+            kind,
+            outer,
+            symbol=symbol,
+            module=self.module,
+            symbol_type="class",
+            signature=signature,
+            params=params,
+            returns=None,
+            decorators=decorators,
+            docstring=doc,
+            fields=fields,
+            has_init=bool(init_params),
+            bases=[_text(b) for b in bases.named_children] if bases else [],
+        )
         deco = "".join(f"@{d}\n" for d in decorators)
         methods = "\n".join(f"  {s}" for s in method_sigs)
         text = f"{symbol}\n{deco}{header}\n{doc}" + (f"\nmethods:\n{methods}" if methods else "")
@@ -523,8 +615,13 @@ class _ModuleWalker:
         if left is None or left.type != "identifier" or ann is None:
             return []
         right = expr.child_by_field_name("right")
-        return [{"name": _text(left), "annotation": _text(ann),
-                 "default": _text(right) if right is not None else None}]
+        return [
+            {
+                "name": _text(left),
+                "annotation": _text(ann),
+                "default": _text(right) if right is not None else None,
+            }
+        ]
 
 
 def format_parameters(params: list[dict[str, Any]]) -> str:
@@ -565,8 +662,12 @@ def _error_lines(root: Any) -> list[int]:
     return sorted(set(lines))
 
 
-def parse_python_source(source: bytes | str, source_path: str, module: str,
-                        include_private: bool = DEFAULT_INCLUDE_PRIVATE) -> PythonParseResult:
+def parse_python_source(
+    source: bytes | str,
+    source_path: str,
+    module: str,
+    include_private: bool = DEFAULT_INCLUDE_PRIVATE,
+) -> PythonParseResult:
     """Parse one Python file into nodes and its namespace.
 
     Example:
@@ -580,8 +681,13 @@ def parse_python_source(source: bytes | str, source_path: str, module: str,
     walker = _ModuleWalker(data, source_path, module, include_private, is_package)
     walker.walk(tree.root_node)
     errors = _error_lines(tree.root_node) if tree.root_node.has_error else []
-    return PythonParseResult(walker.nodes, walker.namespace, partial=bool(errors),
-                             error_lines=errors, warnings=walker.warnings)
+    return PythonParseResult(
+        walker.nodes,
+        walker.namespace,
+        partial=bool(errors),
+        error_lines=errors,
+        warnings=walker.warnings,
+    )
 
 
 class PythonNodeParser(NodeParser):
@@ -599,19 +705,25 @@ class PythonNodeParser(NodeParser):
         ['pkg.a.A.run', 'pkg.a.A']
     """
 
-    include_private: bool = Field(default=DEFAULT_INCLUDE_PRIVATE,
-                                  description="Index names starting with a single underscore.")
+    include_private: bool = Field(
+        default=DEFAULT_INCLUDE_PRIVATE,
+        description="Index names starting with a single underscore.",
+    )
 
     @classmethod
     def class_name(cls) -> str:
         return "CodecitePythonNodeParser"
 
-    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
-                     **kwargs: Any) -> list[BaseNode]:
+    def _parse_nodes(
+        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
         out: list[BaseNode] = []
         for doc in nodes:
-            path = str(doc.metadata.get("source_path") or doc.metadata.get("file_path") or
-                       f"{doc.node_id}.py")
+            path = str(
+                doc.metadata.get("source_path")
+                or doc.metadata.get("file_path")
+                or f"{doc.node_id}.py"
+            )
             module = doc.metadata.get("module") or module_name_for(path)
             result = parse_python_source(doc.get_content(), path, module, self.include_private)
             out.extend(result.nodes)
@@ -639,7 +751,7 @@ def module_name_for(source_path: str, package_dirs: dict[str, str] | None = None
         if parts[: len(fparts)] == fparts and (best is None or len(fparts) > best[0]):
             best = (len(fparts), name)
     if best is not None:
-        rest = parts[best[0]:]
+        rest = parts[best[0] :]
         return ".".join([best[1], *rest] if best[1] else rest)
     if parts and parts[0] == "src" and len(parts) > 1:
         parts = parts[1:]

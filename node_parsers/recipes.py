@@ -71,7 +71,9 @@ _LIST_ITEM = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([^,]+))')
 # runs (which split a long run in every way before failing: docs/reliability.md)
 _WORKFLOW_LINE = re.compile(
     r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?workflow(?:\*\*|__)?[ \t]*:[ \t]*(?:(?:\*\*|__)[ \t]*)?"
-    r"`?([\w.-]+)`?", re.IGNORECASE)
+    r"`?([\w.-]+)`?",
+    re.IGNORECASE,
+)
 _TRAILING_COMMENT = re.compile(r"(?<![ \t])[ \t]+#.*$")  # tried only where the blanks start
 
 
@@ -94,6 +96,7 @@ class RecipeInfo:
 
 
 # -- front matter ----------------------------------------------------------------
+
 
 def _unquote(raw: str) -> str:
     """A scalar without its quotes; bare scalars lose a trailing ``# comment``."""
@@ -160,7 +163,7 @@ def parse_front_matter(lines: Sequence[str]) -> tuple[dict[str, Any], int]:
     end = front_matter_end(lines)
     if not end:
         return {}, 0
-    raw = _front_matter_fields(lines[1:end - 1])
+    raw = _front_matter_fields(lines[1 : end - 1])
     fields: dict[str, Any] = {}
     for key in SCALAR_KEYS:
         value = raw.get(key)
@@ -176,6 +179,7 @@ def parse_front_matter(lines: Sequence[str]) -> tuple[dict[str, Any], int]:
 
 
 # -- info --------------------------------------------------------------------------
+
 
 def _stem_workflow(source_path: str) -> str:
     stem = PurePosixPath(source_path).stem or "recipe"
@@ -197,15 +201,21 @@ def recipe_info(text: str, source_path: str) -> RecipeInfo:
     lines = text.lstrip("\ufeff").splitlines()
     fields, first = parse_front_matter(lines)
     headings = markdown_headings(lines, first)
-    workflow = fields.get("workflow") or _workflow_line(lines, first, headings) \
+    workflow = (
+        fields.get("workflow")
+        or _workflow_line(lines, first, headings)
         or _stem_workflow(source_path)
-    title = fields.get("title") or (headings[0].title if headings else
-                                    PurePosixPath(source_path).stem or source_path)
-    return RecipeInfo(source_path, workflow, title,
-                      *(tuple(fields.get(key, ())) for key in LIST_KEYS))
+    )
+    title = fields.get("title") or (
+        headings[0].title if headings else PurePosixPath(source_path).stem or source_path
+    )
+    return RecipeInfo(
+        source_path, workflow, title, *(tuple(fields.get(key, ())) for key in LIST_KEYS)
+    )
 
 
 # -- nodes ---------------------------------------------------------------------------
+
 
 def _headers(info: RecipeInfo) -> tuple[str, str]:
     """(header of the first node, header of the others)."""
@@ -214,8 +224,9 @@ def _headers(info: RecipeInfo) -> tuple[str, str]:
     return header + intents, header
 
 
-def parse_recipe(text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
-                 ) -> tuple[list[TextNode], RecipeInfo]:
+def parse_recipe(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> tuple[list[TextNode], RecipeInfo]:
     """A recipe file -> its section nodes (``kind = "recipe"``) and its ``RecipeInfo``.
 
     Node texts stay within ``max_chars`` where possible: the room the recipe
@@ -226,9 +237,12 @@ def parse_recipe(text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTI
     room = max(max_chars - len(first_header), max_chars // 2, 1)
     chunks = markdown_chunks(text, source_path, room)
     nodes = chunks_to_nodes(
-        chunks, source_path, NodeKind.RECIPE.value,
+        chunks,
+        source_path,
+        NodeKind.RECIPE.value,
         header=lambda i: first_header if i == 0 else header,
-        extra={"workflow": info.workflow})
+        extra={"workflow": info.workflow},
+    )
     return nodes, info
 
 
@@ -245,20 +259,27 @@ class RecipeNodeParser(NodeParser):
         ['ask']
     """
 
-    max_chars: int = Field(default=DEFAULT_MAX_SECTION_CHARS, gt=0,
-                           description="Longest node text; longer sections are split "
-                                       "on paragraph boundaries.")
+    max_chars: int = Field(
+        default=DEFAULT_MAX_SECTION_CHARS,
+        gt=0,
+        description="Longest node text; longer sections are split on paragraph boundaries.",
+    )
 
     @classmethod
     def class_name(cls) -> str:
         return "CodeciteRecipeNodeParser"
 
-    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
-                     **kwargs: Any) -> list[BaseNode]:
+    def _parse_nodes(
+        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
         out: list[BaseNode] = []
         for doc in nodes:
             meta = doc.metadata
-            path = str(meta.get("source_path") or meta.get("file_path")
-                       or meta.get("file_name") or f"{doc.node_id}.md")
+            path = str(
+                meta.get("source_path")
+                or meta.get("file_path")
+                or meta.get("file_name")
+                or f"{doc.node_id}.md"
+            )
             out.extend(parse_recipe(doc.get_content(), path, self.max_chars)[0])
         return out

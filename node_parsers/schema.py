@@ -30,9 +30,25 @@ CODE_KINDS = frozenset({NodeKind.PYTHON_SYMBOL.value, NodeKind.PYTHON_METHOD.val
 
 # Metadata that bm25/embeddings/LLM prompts should not see as text.
 HIDDEN_METADATA_KEYS = (
-    "kind", "source_path", "symbol", "workflow", "priority", "start_line", "end_line",
-    "signature", "params", "returns", "heading", "heading_path", "decorators",
-    "symbol_type", "fields", "docstring", "module", "refs", "code_refs",
+    "kind",
+    "source_path",
+    "symbol",
+    "workflow",
+    "priority",
+    "start_line",
+    "end_line",
+    "signature",
+    "params",
+    "returns",
+    "heading",
+    "heading_path",
+    "decorators",
+    "symbol_type",
+    "fields",
+    "docstring",
+    "module",
+    "refs",
+    "code_refs",
 )
 
 
@@ -52,8 +68,11 @@ def make_node(text: str, metadata: dict[str, Any]) -> TextNode:
 
     name = metadata.get("symbol") or "/".join(metadata.get("heading_path") or []) or ""
     node_id = make_node_id(
-        metadata["source_path"], str(metadata["kind"]), name,
-        int(metadata["start_line"]), int(metadata["end_line"]),
+        metadata["source_path"],
+        str(metadata["kind"]),
+        name,
+        int(metadata["start_line"]),
+        int(metadata["end_line"]),
     )
     metadata.setdefault("workflow", None)
     metadata.setdefault("priority", 1)

@@ -34,7 +34,8 @@ def _tree(text: str) -> ast.Module | None:
 
 def _calls_at_top_level(tree: ast.Module | None) -> bool:
     return tree is not None and any(
-        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in tree.body)
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) for stmt in tree.body
+    )
 
 
 def script_document(text: str, tree: ast.Module | None = None) -> tuple[str, list[int]]:
@@ -52,9 +53,13 @@ def script_document(text: str, tree: ast.Module | None = None) -> tuple[str, lis
     origin: list[int] = []
     first = 0  # index of the first line after the module docstring
     tree = tree if tree is not None else _tree(text)
-    if tree is not None and tree.body and isinstance(tree.body[0], ast.Expr) and \
-            isinstance(tree.body[0].value, ast.Constant) and \
-            isinstance(tree.body[0].value.value, str):
+    if (
+        tree is not None
+        and tree.body
+        and isinstance(tree.body[0], ast.Expr)
+        and isinstance(tree.body[0].value, ast.Constant)
+        and isinstance(tree.body[0].value.value, str)
+    ):
         node = tree.body[0]
         doc = ast.get_docstring(tree) or ""
         doc_lines = doc.split("\n")
@@ -83,8 +88,7 @@ def script_document(text: str, tree: ast.Module | None = None) -> tuple[str, lis
                 heading = _MD_HEADING.match(text)
                 if heading:  # `# ## Title`, as notebooks exported to scripts write it
                     title = heading.group(2).strip()
-                    out.extend(["", title, _ADORNMENTS[len(heading.group(1)) - 1] * len(title),
-                                ""])
+                    out.extend(["", title, _ADORNMENTS[len(heading.group(1)) - 1] * len(title), ""])
                     origin.extend([n, n, n, n])
                 else:
                     out.append(text)
@@ -101,8 +105,11 @@ def script_document(text: str, tree: ast.Module | None = None) -> tuple[str, lis
             flush()
             kind = ""
             continue
-        now = "prose" if stripped.startswith("#") and not line.startswith((" ", "\t")) \
+        now = (
+            "prose"
+            if stripped.startswith("#") and not line.startswith((" ", "\t"))
             else ("code" if stripped else kind)
+        )
         if now != kind and stripped:
             flush()
             kind = now
@@ -112,15 +119,19 @@ def script_document(text: str, tree: ast.Module | None = None) -> tuple[str, lis
     return "\n".join(out), origin
 
 
-def parse_example_script(text: str, source_path: str,
-                         max_chars: int = DEFAULT_MAX_SECTION_CHARS,
-                         tree: ast.Module | None = None) -> list[TextNode]:
+def parse_example_script(
+    text: str,
+    source_path: str,
+    max_chars: int = DEFAULT_MAX_SECTION_CHARS,
+    tree: ast.Module | None = None,
+) -> list[TextNode]:
     """An example script's page as ``doc_section`` nodes on the script's own lines."""
     page, origin = script_document(text, tree)
     if not page.strip():
         return []
-    return on_source_lines(chunks_to_nodes(rst_chunks(page, source_path, max_chars),
-                                           source_path), origin)
+    return on_source_lines(
+        chunks_to_nodes(rst_chunks(page, source_path, max_chars), source_path), origin
+    )
 
 
 def is_script(text: str) -> bool:
@@ -131,8 +142,9 @@ def is_script(text: str) -> bool:
     return _calls_at_top_level(_tree(text))
 
 
-def example_page(text: str, source_path: str,
-                 max_chars: int = DEFAULT_MAX_SECTION_CHARS) -> list[TextNode] | None:
+def example_page(
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+) -> list[TextNode] | None:
     """The page of an example file that is a script (``is_script``), else None; the
     file is parsed once for both."""
     tree = _tree(text)

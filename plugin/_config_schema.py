@@ -34,8 +34,9 @@ def _str_list(key: str, value: Any, source: str) -> tuple[str, ...]:
     if isinstance(value, tuple):
         value = list(value)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _fail(key, source, f"must be a list of strings, got {value!r}",
-                    f'write it as {key} = ["..."]')
+        raise _fail(
+            key, source, f"must be a list of strings, got {value!r}", f'write it as {key} = ["..."]'
+        )
     return tuple(value)
 
 
@@ -46,11 +47,19 @@ def _inside(key: str, paths: tuple[str, ...], source: str, root: Path) -> tuple[
         try:
             resolved = (root / norm).resolve()
         except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, symlink loop
-            raise _fail(key, source, f"names {p!r}, which is not a usable path ({exc})",
-                        "use a plain relative path") from None
+            raise _fail(
+                key,
+                source,
+                f"names {p!r}, which is not a usable path ({exc})",
+                "use a plain relative path",
+            ) from None
         if norm.is_absolute() or (resolved != root and root not in resolved.parents):
-            raise _fail(key, source, f"names '{p}', which is outside the repository root",
-                        "use paths relative to the repository root, without '..'")
+            raise _fail(
+                key,
+                source,
+                f"names '{p}', which is outside the repository root",
+                "use paths relative to the repository root, without '..'",
+            )
         out.append(str(norm).strip("/") if str(norm) != "." else ".")
     return tuple(out)
 
@@ -65,8 +74,9 @@ def _one_path(key: str, value: Any, source: str, root: Path) -> str:
 def explicit_index_dir(value: Any) -> str:
     """An index folder given as an argument or CLI flag: may be absolute, must be a name."""
     if not isinstance(value, (str, Path)) or not str(value).strip() or "\x00" in str(value):
-        raise ConfigError(f"index_dir argument must be a folder name, got {value!r}; "
-                          "pass --index-dir .codecite")
+        raise ConfigError(
+            f"index_dir argument must be a folder name, got {value!r}; pass --index-dir .codecite"
+        )
     return str(value)
 
 
@@ -75,13 +85,21 @@ def check_index_dir(cfg: CodeciteConfig) -> None:
     index = cfg.index_path.resolve()
     source = cfg.source or "keyword arguments"
     if index == cfg.root or index in cfg.root.parents:
-        raise _fail("index_dir", source, f"names '{cfg.index_dir}', which is the repository "
-                    "root or a folder above it", 'use a folder of its own, e.g. ".codecite"')
+        raise _fail(
+            "index_dir",
+            source,
+            f"names '{cfg.index_dir}', which is the repository root or a folder above it",
+            'use a folder of its own, e.g. ".codecite"',
+        )
     for name in (*cfg.roots, *cfg.root_docs, *cfg.package_dirs.values()):
         target = (cfg.root / name).resolve()
         if target == index or index in target.parents:
-            raise _fail("index_dir", source, f"names '{cfg.index_dir}', which holds the "
-                        f"indexed '{name}'", 'use a folder of its own, e.g. ".codecite"')
+            raise _fail(
+                "index_dir",
+                source,
+                f"names '{cfg.index_dir}', which holds the indexed '{name}'",
+                'use a folder of its own, e.g. ".codecite"',
+            )
 
 
 def _bool(key: str, value: Any, source: str) -> bool:
@@ -98,8 +116,7 @@ def _number(key: str, value: Any, source: str) -> float:
 
 def _positive_int(key: str, value: Any, source: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise _fail(key, source, f"must be a positive integer, got {value!r}",
-                    f"set {key} = 1000")
+        raise _fail(key, source, f"must be a positive integer, got {value!r}", f"set {key} = 1000")
     return value
 
 
@@ -108,15 +125,20 @@ ZERO_ALLOWED = frozenset({"max_sections_per_file"})  # 0 means "no limit"
 
 def _non_negative_int(key: str, value: Any, source: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _fail(key, source, f"must be 0 or a positive integer, got {value!r}",
-                    f"set {key} = 0 for no limit")
+        raise _fail(
+            key,
+            source,
+            f"must be 0 or a positive integer, got {value!r}",
+            f"set {key} = 0 for no limit",
+        )
     return value
 
 
 def _table(key: str, value: Any, source: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _fail(key, source, f"must be a table, got {value!r}",
-                    f"write it as [tool.codecite.{key}]")
+        raise _fail(
+            key, source, f"must be a table, got {value!r}", f"write it as [tool.codecite.{key}]"
+        )
     return value
 
 
@@ -124,9 +146,12 @@ def _priorities(value: Any, source: str, root: Path) -> dict[str, int]:
     out = {}
     for prefix, prio in _table("priorities", value, source).items():
         if isinstance(prio, bool) or not isinstance(prio, int) or prio < 0:
-            raise _fail(f"priorities.{prefix}", source,
-                        f"must be a non-negative integer, got {prio!r}",
-                        f'write "{prefix}" = 2')
+            raise _fail(
+                f"priorities.{prefix}",
+                source,
+                f"must be a non-negative integer, got {prio!r}",
+                f'write "{prefix}" = 2',
+            )
         out[_inside("priorities", (prefix,), source, root)[0]] = prio
     return out
 
@@ -137,18 +162,32 @@ def _workflows(value: Any, source: str) -> tuple[WorkflowRule, ...]:
         spec = _table(f"workflows.{name}", spec, source)
         unknown = set(spec) - {"keywords", "paths"}
         if unknown:
-            raise _fail(f"workflows.{name}.{sorted(unknown)[0]}", source, "is not a known key",
-                        "a workflow takes 'keywords' and 'paths'")
-        rules.append(WorkflowRule(
-            name, tuple(k.lower() for k in _str_list(f"workflows.{name}.keywords",
-                                                      spec.get("keywords", []), source)),
-            _str_list(f"workflows.{name}.paths", spec.get("paths", []), source)))
+            raise _fail(
+                f"workflows.{name}.{sorted(unknown)[0]}",
+                source,
+                "is not a known key",
+                "a workflow takes 'keywords' and 'paths'",
+            )
+        rules.append(
+            WorkflowRule(
+                name,
+                tuple(
+                    k.lower()
+                    for k in _str_list(
+                        f"workflows.{name}.keywords", spec.get("keywords", []), source
+                    )
+                ),
+                _str_list(f"workflows.{name}.paths", spec.get("paths", []), source),
+            )
+        )
     return tuple(rules)
 
 
 def _phrase_map(key: str, value: Any, source: str) -> dict[str, tuple[str, ...]]:
-    return {phrase.lower(): _str_list(f"{key}.{phrase}", terms, source)
-            for phrase, terms in _table(key, value, source).items()}
+    return {
+        phrase.lower(): _str_list(f"{key}.{phrase}", terms, source)
+        for phrase, terms in _table(key, value, source).items()
+    }
 
 
 def _registry(value: Any, source: str) -> dict[str, dict[str, Any]]:
@@ -157,10 +196,15 @@ def _registry(value: Any, source: str) -> dict[str, dict[str, Any]]:
         entry = dict(_table(f"registry.{name}", entry, source))
         unknown = set(entry) - {"aliases", "path", "defaults", "description"}
         if unknown:
-            raise _fail(f"registry.{name}.{sorted(unknown)[0]}", source, "is not a known key",
-                        "an entry takes 'aliases', 'path', 'defaults', 'description'")
-        entry["aliases"] = list(_str_list(f"registry.{name}.aliases", entry.get("aliases", []),
-                                          source))
+            raise _fail(
+                f"registry.{name}.{sorted(unknown)[0]}",
+                source,
+                "is not a known key",
+                "an entry takes 'aliases', 'path', 'defaults', 'description'",
+            )
+        entry["aliases"] = list(
+            _str_list(f"registry.{name}.aliases", entry.get("aliases", []), source)
+        )
         if "defaults" in entry:
             _table(f"registry.{name}.defaults", entry["defaults"], source)
         out[name] = entry
@@ -173,8 +217,12 @@ def _dataclass_table(key: str, cls: type, value: Any, source: str) -> Any:
     kwargs = {}
     for name, item in table.items():
         if name not in fields:
-            raise _fail(f"{key}.{name}", source, "is not a known key",
-                        f"known keys: {', '.join(sorted(fields))}")
+            raise _fail(
+                f"{key}.{name}",
+                source,
+                "is not a known key",
+                f"known keys: {', '.join(sorted(fields))}",
+            )
         default = fields[name].default
         if isinstance(default, bool):
             item = _bool(f"{key}.{name}", item, source)
@@ -185,20 +233,27 @@ def _dataclass_table(key: str, cls: type, value: Any, source: str) -> Any:
         elif isinstance(default, float):
             item = _number(f"{key}.{name}", item, source)
         elif item is not None and not isinstance(item, str):
-            raise _fail(f"{key}.{name}", source, f"must be a string, got {item!r}",
-                        f'set {name} = "..."')
+            raise _fail(
+                f"{key}.{name}", source, f"must be a string, got {item!r}", f'set {name} = "..."'
+            )
         kwargs[name] = item
     result = cls(**kwargs)
     if cls is EmbeddingSettings and result.backend not in (None, *EMBEDDING_BACKENDS):
-        raise _fail("embedding.backend", source, f"is {result.backend!r}",
-                    f"use one of {', '.join(EMBEDDING_BACKENDS)}")
+        raise _fail(
+            "embedding.backend",
+            source,
+            f"is {result.backend!r}",
+            f"use one of {', '.join(EMBEDDING_BACKENDS)}",
+        )
     return result
 
 
 def _package_dirs(value: Any, source: str, root: Path) -> dict[str, str]:
     table = _table("package_dirs", value, source)
-    return {name: _inside(f"package_dirs.{name}", (str(folder),), source, root)[0]
-            for name, folder in table.items()}
+    return {
+        name: _inside(f"package_dirs.{name}", (str(folder),), source, root)[0]
+        for name, folder in table.items()
+    }
 
 
 def _validators(root: Path) -> dict[str, Callable[[Any, str], Any]]:
@@ -210,8 +265,9 @@ def _validators(root: Path) -> dict[str, Callable[[Any, str], Any]]:
         "package_dirs": lambda v, s: _package_dirs(v, s, root),
         "roots": paths("roots"),
         "root_docs": paths("root_docs"),
-        "suffixes": lambda v, s: tuple(x if x.startswith(".") else "." + x
-                                       for x in _str_list("suffixes", v, s)),
+        "suffixes": lambda v, s: tuple(
+            x if x.startswith(".") else "." + x for x in _str_list("suffixes", v, s)
+        ),
         "exclude": lambda v, s: _str_list("exclude", v, s),
         "recipes": paths("recipes"),
         "include_private": lambda v, s: _bool("include_private", v, s),
@@ -238,7 +294,8 @@ def validate_settings(raw: dict[str, Any], source: str, root: Path) -> dict[str,
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in validators:
-            raise _fail(key, source, "is not a known key",
-                        f"known keys: {', '.join(sorted(validators))}")
+            raise _fail(
+                key, source, "is not a known key", f"known keys: {', '.join(sorted(validators))}"
+            )
         values[key] = validators[key](value, source)
     return values

@@ -135,8 +135,13 @@ def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
         return _parse_file(file, cfg)
     except Exception as exc:  # isolate one file's failure from the rest of the corpus
         logger.warning("%s: parser failed (%s)", file.rel, type(exc).__name__, exc_info=True)
-        return FileResult(file.rel, file.digest, warnings=[
-            f"{file.rel}: could not be parsed ({type(exc).__name__}); indexed without nodes"])
+        return FileResult(
+            file.rel,
+            file.digest,
+            warnings=[
+                f"{file.rel}: could not be parsed ({type(exc).__name__}); indexed without nodes"
+            ],
+        )
 
 
 def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
@@ -156,14 +161,15 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
         result.warnings.append(f"{file.rel}: empty file; nothing to index")
     if file.role is FileRole.PYTHON:
         module = module_name_for(file.rel, cfg.package_dirs)
-        parsed = parse_python_source(text.encode("utf-8"), file.rel, module,
-                                     cfg.include_private)
+        parsed = parse_python_source(text.encode("utf-8"), file.rel, module, cfg.include_private)
         nodes = parsed.nodes
         result.namespace = parsed.namespace.to_json()
         if parsed.partial:
-            result.warnings.append(f"{file.rel}: syntax errors near line(s) "
-                                   f"{', '.join(map(str, parsed.error_lines[:5]))}; "
-                                   "partially parsed")
+            result.warnings.append(
+                f"{file.rel}: syntax errors near line(s) "
+                f"{', '.join(map(str, parsed.error_lines[:5]))}; "
+                "partially parsed"
+            )
         result.warnings += [f"{file.rel}: {w}" for w in parsed.warnings]
         if file.rel.split("/", 1)[0] in DEFAULT_EXAMPLE_DIRS:
             from codecite.node_parsers.scripts import example_page
@@ -171,8 +177,12 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
             page = example_page(text, file.rel, max_chars=cfg.max_section_chars)
             if page is not None:  # a gallery page: its docstring opens the page's first
                 # section, and its variables (`tips = load_dataset(...)`) are not API
-                nodes = [n for n in nodes if n.metadata["kind"] != "module_doc"
-                         and n.metadata.get("symbol_type") != "assignment"] + page
+                nodes = [
+                    n
+                    for n in nodes
+                    if n.metadata["kind"] != "module_doc"
+                    and n.metadata.get("symbol_type") != "assignment"
+                ] + page
     elif file.role is FileRole.RECIPE:
         nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
     elif file.rel.lower().endswith(".ipynb"):
@@ -184,9 +194,11 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
             nodes = []
             result.warnings.append(f"{file.rel}: {exc}; not indexed")
     else:
-        nodes = parse_doc(text, file.rel, max_chars=cfg.max_section_chars) \
-            if file.rel.lower().endswith(DOC_SUFFIXES) \
+        nodes = (
+            parse_doc(text, file.rel, max_chars=cfg.max_section_chars)
+            if file.rel.lower().endswith(DOC_SUFFIXES)
             else parse_markdown(text, file.rel, max_chars=cfg.max_section_chars)
+        )
     for node in nodes:
         meta = dict(node.metadata)
         tag_node(meta, node.text, cfg)
@@ -220,6 +232,7 @@ def infer_node_workflow(meta: dict[str, Any], text: str, cfg: CodeciteConfig) ->
 
 # -- previous index ----------------------------------------------------------------------
 
+
 def _reusable_manifest(cfg: CodeciteConfig) -> tuple[dict[str, Any] | None, str | None]:
     """The previous manifest when its settings match this build's and every index file
     verifies, else None; and, for an index found damaged or untrusted, what was found."""
@@ -229,13 +242,16 @@ def _reusable_manifest(cfg: CodeciteConfig) -> tuple[dict[str, Any] | None, str 
         manifest = read_manifest(cfg.index_path)
     except (CodeciteError, OSError, ValueError) as exc:
         return None, str(exc)
-    if manifest.get("config_digest") != cfg.digest() or \
-            manifest.get("tokenizer") != TokenizerSettings().to_json() or \
-            manifest.get("parser_version") != PARSER_VERSION:
+    if (
+        manifest.get("config_digest") != cfg.digest()
+        or manifest.get("tokenizer") != TokenizerSettings().to_json()
+        or manifest.get("parser_version") != PARSER_VERSION
+    ):
         return None, None
     if not cfg.trust_index_from_elsewhere and not verifies(manifest):
-        return None, (f"index at '{cfg.index_path}' was not built here (its keyed digest "
-                      "does not verify)")
+        return None, (
+            f"index at '{cfg.index_path}' was not built here (its keyed digest does not verify)"
+        )
     try:
         verify_files(cfg.index_path, manifest)
     except (CodeciteError, OSError) as exc:
@@ -266,18 +282,27 @@ def _previous(cfg: CodeciteConfig, manifest: dict[str, Any]) -> Previous | None:
         logger.info("previous index not reusable (%s); full build", exc)
         return None
     total = sum(n for n, _ in counts)
-    if len(keys) != total or terms.size != total or data.count(b"\n") != total or \
-            len(data) != sum(size for _, size in counts):
+    if (
+        len(keys) != total
+        or terms.size != total
+        or data.count(b"\n") != total
+        or len(data) != sum(size for _, size in counts)
+    ):
         return None  # the manifest does not describe these files
     per_file: dict[str, FileResult] = {}
     start = offset = 0
     for (rel, info), (count, size) in zip(manifest["files"].items(), counts, strict=True):
-        chunk = data[offset:offset + size]
+        chunk = data[offset : offset + size]
         if size and not chunk.endswith(b"\n"):
             return None
-        per_file[rel] = FileResult(rel, info["digest"], warnings=list(info.get("warnings", [])),
-                                   chunk=chunk, rows=OldRows(start, start + count),
-                                   redacted=int(info.get("redacted", 0)))
+        per_file[rel] = FileResult(
+            rel,
+            info["digest"],
+            warnings=list(info.get("warnings", [])),
+            chunk=chunk,
+            rows=OldRows(start, start + count),
+            redacted=int(info.get("redacted", 0)),
+        )
         start, offset = start + count, offset + size
     for ns, line in namespaces:
         if ns.get("source_path") in per_file:
@@ -288,11 +313,18 @@ def _previous(cfg: CodeciteConfig, manifest: dict[str, Any]) -> Previous | None:
 
 # -- the build ------------------------------------------------------------------------------
 
-def build_index(root: str | Path = ".", *, full: bool = False,
-                config_file: str | Path | None = None,
-                index_dir: str | None = None, wait: bool = False,
-                progress: Progress | None = None, cfg: CodeciteConfig | None = None,
-                embed: Any = None) -> BuildReport:
+
+def build_index(
+    root: str | Path = ".",
+    *,
+    full: bool = False,
+    config_file: str | Path | None = None,
+    index_dir: str | None = None,
+    wait: bool = False,
+    progress: Progress | None = None,
+    cfg: CodeciteConfig | None = None,
+    embed: Any = None,
+) -> BuildReport:
     """Build or update the index of the repository at ``root``.
 
     Example:
@@ -307,16 +339,24 @@ def build_index(root: str | Path = ".", *, full: bool = False,
         check_replaceable(cfg.index_path)
         old_manifest, damage = (None, None) if full else _reusable_manifest(cfg)
         corpus = walk_corpus(cfg, known=old_manifest.get("files") if old_manifest else None)
-        if old_manifest is not None and old_manifest.get("fingerprint") == corpus.fingerprint \
-                and embed is None:
+        if (
+            old_manifest is not None
+            and old_manifest.get("fingerprint") == corpus.fingerprint
+            and embed is None
+        ):
             return _report(cfg, corpus, old_manifest, True, 0, started)
         manifest, reparsed = _update(cfg, corpus, old_manifest, embed, progress, journal)
     return _report(cfg, corpus, manifest, False, reparsed, started, damage)
 
 
-def _update(cfg: CodeciteConfig, corpus: Corpus, old_manifest: dict[str, Any] | None,
-            embed: Any, progress: Progress | None,
-            journal: Journal) -> tuple[dict[str, Any], int]:
+def _update(
+    cfg: CodeciteConfig,
+    corpus: Corpus,
+    old_manifest: dict[str, Any] | None,
+    embed: Any,
+    progress: Progress | None,
+    journal: Journal,
+) -> tuple[dict[str, Any], int]:
     """Parse what changed and write the new index; (manifest, files re-parsed).
 
     A function of its own so that the per-file tables are freed before the
@@ -345,8 +385,9 @@ def _collector_paused() -> Any:
             gc.enable()
 
 
-def _parse_all(corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult],
-               progress: Progress | None) -> tuple[list[FileResult], int]:
+def _parse_all(
+    corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult], progress: Progress | None
+) -> tuple[list[FileResult], int]:
     results, reparsed = [], 0
     total = len(corpus.files)
     for i, file in enumerate(corpus.files, 1):
@@ -361,38 +402,59 @@ def _parse_all(corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult],
     return results, reparsed
 
 
-def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
-           previous: Previous | None, embed: Any, progress: Progress | None,
-           journal: Journal) -> dict[str, Any]:
+def _write(
+    cfg: CodeciteConfig,
+    corpus: Corpus,
+    results: list[FileResult],
+    previous: Previous | None,
+    embed: Any,
+    progress: Progress | None,
+    journal: Journal,
+) -> dict[str, Any]:
     from codecite.indexing import annotate_public, write_derived  # retrieval-side tables
 
-    terms = assemble([fr.rows or _new_rows(fr) for fr in results],
-                     previous.terms if previous else None)
+    terms = assemble(
+        [fr.rows or _new_rows(fr) for fr in results], previous.terms if previous else None
+    )
     if not terms.doc_ids.size:  # bm25 cannot index an empty vocabulary
-        raise ConfigError(f"nothing to index in '{cfg.root}': {len(corpus.files)} files under "
-                          f"roots {', '.join(cfg.roots) or '(none)'} yield no searchable text "
-                          f"({len(corpus.skipped)} skipped); check roots, suffixes and exclude "
-                          "in [tool.codecite]")
-    keys = Keys.concat(merge_runs([fr.rows or fr.keys for fr in results]),
-                       previous.keys if previous else None)
+        raise ConfigError(
+            f"nothing to index in '{cfg.root}': {len(corpus.files)} files under "
+            f"roots {', '.join(cfg.roots) or '(none)'} yield no searchable text "
+            f"({len(corpus.skipped)} skipped); check roots, suffixes and exclude "
+            "in [tool.codecite]"
+        )
+    keys = Keys.concat(
+        merge_runs([fr.rows or fr.keys for fr in results]), previous.keys if previous else None
+    )
     before = list(keys.public)
-    table = SymbolTable.of_names([fr.namespace for fr in results if fr.namespace],
-                                 (s for k, s in zip(keys.kind, keys.symbol, strict=True)
-                                  if k in CODE_KINDS and s))
+    table = SymbolTable.of_names(
+        [fr.namespace for fr in results if fr.namespace],
+        (s for k, s in zip(keys.kind, keys.symbol, strict=True) if k in CODE_KINDS and s),
+    )
     annotate_public(keys, table)
-    flipped = [i for i, (old, new) in enumerate(zip(before, keys.public, strict=True))
-               if old != new]
+    flipped = [
+        i for i, (old, new) in enumerate(zip(before, keys.public, strict=True)) if old != new
+    ]
     starts = np.cumsum([0] + [fr.count for fr in results]).tolist()[:-1]
-    chunks = [_node_chunk(fr, start, keys.public, flipped)
-              for fr, start in zip(results, starts, strict=True)]
+    chunks = [
+        _node_chunk(fr, start, keys.public, flipped)
+        for fr, start in zip(results, starts, strict=True)
+    ]
     with staging_dir(cfg.index_path, journal) as tmp:
         nodes_digest = write_bytes_hashed(tmp / NODES, chunks)
         terms.save(tmp)
         keys.save(tmp)
         (tmp / SYMBOLS).write_bytes(write_symbols(table, results))  # symbols come from nodes
-        derived = write_derived(tmp, cfg, keys, terms, table,
-                                lambda: [json.loads(line) for c in chunks
-                                         for line in c.split(b"\n")[:-1]], embed, progress)
+        derived = write_derived(
+            tmp,
+            cfg,
+            keys,
+            terms,
+            table,
+            lambda: [json.loads(line) for c in chunks for line in c.split(b"\n")[:-1]],
+            embed,
+            progress,
+        )
         manifest = _manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
         manifest["checksums"] = checksum_files(tmp, known={NODES: nodes_digest})
         manifest[SEAL] = seal(manifest)
@@ -404,8 +466,9 @@ def _write(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
 
 def _new_rows(fr: FileResult) -> NewRows:
     k = fr.keys
-    pairs = [mining_rows(*row) for row in zip(k.kind, k.symbol, k.docstring, fr.tokens,
-                                              strict=True)]
+    pairs = [
+        mining_rows(*row) for row in zip(k.kind, k.symbol, k.docstring, fr.tokens, strict=True)
+    ]
     return NewRows(fr.tokens, [p for p, _ in pairs], [i for _, i in pairs])
 
 
@@ -419,19 +482,24 @@ _SYMBOLS_HEAD, _SYMBOLS_TAIL = b'{"modules": {\n', b"\n}}\n"
 
 def write_symbols(table: SymbolTable, results: list[FileResult]) -> bytes:
     raw = {id(fr.namespace): fr.namespace_line for fr in results if fr.namespace is not None}
-    lines = [raw.get(id(ns)) or json.dumps(module, ensure_ascii=False).encode("utf-8") + b": " +
-             json.dumps(ns, ensure_ascii=False).encode("utf-8")
-             for module, ns in table.modules.items()]
+    lines = [
+        raw.get(id(ns))
+        or json.dumps(module, ensure_ascii=False).encode("utf-8")
+        + b": "
+        + json.dumps(ns, ensure_ascii=False).encode("utf-8")
+        for module, ns in table.modules.items()
+    ]
     return _SYMBOLS_HEAD + b",\n".join(lines) + _SYMBOLS_TAIL
 
 
 def read_symbols(data: bytes, path: Path) -> list[tuple[dict[str, Any], bytes]]:
     """(namespace, its line) for every module of a ``symbols.json`` written by this build."""
     modules = json.loads(data).get("modules", {})
-    lines = data[len(_SYMBOLS_HEAD):-len(_SYMBOLS_TAIL)].split(b",\n") if modules else []
+    lines = data[len(_SYMBOLS_HEAD) : -len(_SYMBOLS_TAIL)].split(b",\n") if modules else []
     if not data.startswith(_SYMBOLS_HEAD) or len(lines) != len(modules):
-        raise IndexIntegrityError(f"index file '{path}' is not laid out one module a line; "
-                                  "run `codecite build --full`")
+        raise IndexIntegrityError(
+            f"index file '{path}' is not laid out one module a line; run `codecite build --full`"
+        )
     return list(zip(modules.values(), lines, strict=True))
 
 
@@ -443,13 +511,15 @@ def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int
     another file's re-exports change; only then are its lines decoded.
     """
     if fr.chunk is None:
-        for rec, flag in zip(fr.records, public[start:start + fr.count], strict=True):
+        for rec, flag in zip(fr.records, public[start : start + fr.count], strict=True):
             if flag is not None:
                 rec["metadata"]["public"] = flag
-        return b"".join(json.dumps(rec, ensure_ascii=False).encode("utf-8") + b"\n"
-                        for rec in fr.records)
-    mine = flipped[bisect.bisect_left(flipped, start):
-                   bisect.bisect_left(flipped, start + fr.count)]
+        return b"".join(
+            json.dumps(rec, ensure_ascii=False).encode("utf-8") + b"\n" for rec in fr.records
+        )
+    mine = flipped[
+        bisect.bisect_left(flipped, start) : bisect.bisect_left(flipped, start + fr.count)
+    ]
     if not mine:
         return fr.chunk
     lines = fr.chunk.split(b"\n")[:-1]
@@ -460,8 +530,14 @@ def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int
     return b"".join(line + b"\n" for line in lines)
 
 
-def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
-              sizes: list[int], keys: Keys, derived: dict[str, Any]) -> dict[str, Any]:
+def _manifest(
+    cfg: CodeciteConfig,
+    corpus: Corpus,
+    results: list[FileResult],
+    sizes: list[int],
+    keys: Keys,
+    derived: dict[str, Any],
+) -> dict[str, Any]:
     from codecite.redaction import RedactionSummary
 
     kinds = Counter(keys.kind)
@@ -478,29 +554,56 @@ def _manifest(cfg: CodeciteConfig, corpus: Corpus, results: list[FileResult],
         "parser_version": PARSER_VERSION,
         "fingerprint": corpus.fingerprint,
         "node_count": len(keys),
-        "counts": {"by_kind": dict(sorted(kinds.items())),
-                   "by_workflow": dict(sorted(workflows.items()))},
-        "files": {fr.rel: {"digest": fr.digest, "nodes": fr.count, "bytes": size,
-                           **stats.get(fr.rel, {}),
-                           "warnings": fr.warnings, "redacted": fr.redacted}
-                  for fr, size in zip(results, sizes, strict=True)},
-        "redaction": RedactionSummary(cfg.redact_secrets, {  # what `codecite stats` counts
-            fr.rel: fr.redacted for fr in results if fr.redacted}).to_json(),
+        "counts": {
+            "by_kind": dict(sorted(kinds.items())),
+            "by_workflow": dict(sorted(workflows.items())),
+        },
+        "files": {
+            fr.rel: {
+                "digest": fr.digest,
+                "nodes": fr.count,
+                "bytes": size,
+                **stats.get(fr.rel, {}),
+                "warnings": fr.warnings,
+                "redacted": fr.redacted,
+            }
+            for fr, size in zip(results, sizes, strict=True)
+        },
+        "redaction": RedactionSummary(
+            cfg.redact_secrets,
+            {  # what `codecite stats` counts
+                fr.rel: fr.redacted for fr in results if fr.redacted
+            },
+        ).to_json(),
         "skipped": [{"path": s.rel, "reason": s.reason.value} for s in corpus.skipped],
         "warnings": [w for fr in results for w in fr.warnings],
         **derived,
     }
 
 
-def _report(cfg: CodeciteConfig, corpus: Corpus, manifest: dict[str, Any], up_to_date: bool,
-            reparsed: int, started: float, damage: str | None = None) -> BuildReport:
+def _report(
+    cfg: CodeciteConfig,
+    corpus: Corpus,
+    manifest: dict[str, Any],
+    up_to_date: bool,
+    reparsed: int,
+    started: float,
+    damage: str | None = None,
+) -> BuildReport:
     skipped: dict[str, list[str]] = {}
     for s in corpus.skipped:
         skipped.setdefault(s.reason.value, []).append(s.rel)
     return BuildReport(
-        index_dir=cfg.index_path, up_to_date=up_to_date, files=len(corpus.files),
-        reparsed=reparsed, nodes=int(manifest.get("node_count", 0)),
-        kinds=dict(manifest.get("counts", {}).get("by_kind", {})), skipped=skipped,
+        index_dir=cfg.index_path,
+        up_to_date=up_to_date,
+        files=len(corpus.files),
+        reparsed=reparsed,
+        nodes=int(manifest.get("node_count", 0)),
+        kinds=dict(manifest.get("counts", {}).get("by_kind", {})),
+        skipped=skipped,
         warnings=list(manifest.get("warnings", [])),
-        seconds=time.perf_counter() - started, fingerprint=corpus.fingerprint,
-        repaired=damage, embedding=manifest.get("embedding"))
+        seconds=time.perf_counter() - started,
+        fingerprint=corpus.fingerprint,
+        repaired=damage,
+        embedding=manifest.get("embedding"),
+    )

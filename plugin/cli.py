@@ -17,16 +17,22 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-C", "--repo", dest="root", default=".",
-                   help="repository root (default: current folder)")
-    p.add_argument("--config", dest="config_file", default=None,
-                   help="settings file (codecite.toml or pyproject.toml)")
+    p.add_argument(
+        "-C", "--repo", dest="root", default=".", help="repository root (default: current folder)"
+    )
+    p.add_argument(
+        "--config",
+        dest="config_file",
+        default=None,
+        help="settings file (codecite.toml or pyproject.toml)",
+    )
     p.add_argument("--index-dir", default=None, help="index folder (default .codecite)")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="codecite", description="A grounded, cited technical memory of a Python codebase.")
+        prog="codecite", description="A grounded, cited technical memory of a Python codebase."
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -37,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # -- build / stats ---------------------------------------------------------------------
+
 
 def _configure_build(p: argparse.ArgumentParser) -> None:
     p.add_argument("root_pos", nargs="?", metavar="PATH", help="repository root")
@@ -71,23 +78,34 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     root = args.root_pos or args.root
     embed = _embed_request(args) if args.embed else None
-    report = build_index(root, full=args.full, config_file=args.config_file,
-                         index_dir=args.index_dir, wait=args.wait,
-                         progress=_progress_printer(), embed=embed)
+    report = build_index(
+        root,
+        full=args.full,
+        config_file=args.config_file,
+        index_dir=args.index_dir,
+        wait=args.wait,
+        progress=_progress_printer(),
+        embed=embed,
+    )
     redaction = RedactionSummary.of_index(report.index_dir)
     if args.json:
-        print(json.dumps({**report.__dict__, "redaction": redaction.to_json()}, default=str,
-                         indent=1))
+        print(
+            json.dumps({**report.__dict__, "redaction": redaction.to_json()}, default=str, indent=1)
+        )
         return EXIT_OK
     if report.up_to_date:
-        print(f"index is up to date ({report.nodes} nodes from {report.files} files, "
-              f"{report.seconds:.2f}s): {report.index_dir}")
+        print(
+            f"index is up to date ({report.nodes} nodes from {report.files} files, "
+            f"{report.seconds:.2f}s): {report.index_dir}"
+        )
         _print_embedding(report.embedding, report.nodes, stale_only=True)
         return EXIT_OK
     if report.repaired:
         print(f"previous index not reused: {report.repaired}; rebuilt it in full")
-    print(f"built {report.index_dir}: {report.nodes} nodes from {report.files} files "
-          f"({report.reparsed} parsed) in {report.seconds:.2f}s")
+    print(
+        f"built {report.index_dir}: {report.nodes} nodes from {report.files} files "
+        f"({report.reparsed} parsed) in {report.seconds:.2f}s"
+    )
     print("  by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(report.kinds.items())))
     if redaction.line():  # the whole index's: a reused file keeps its count
         print(f"  {redaction.line()}")
@@ -105,8 +123,7 @@ def _embed_request(args: argparse.Namespace) -> dict[str, Any]:
     return {"backend": args.embed_backend, "model": args.embed_model, "required": True}
 
 
-def _print_embedding(info: dict[str, Any] | None, nodes: int,
-                     stale_only: bool = False) -> None:
+def _print_embedding(info: dict[str, Any] | None, nodes: int, stale_only: bool = False) -> None:
     """The line about vectors: how many nodes lack a current one, else the count."""
     if not info:
         return
@@ -132,8 +149,9 @@ def _load(args: argparse.Namespace, check_stale: bool = True) -> Any:
 
     from codecite.index import CodeciteIndex
 
-    index = CodeciteIndex.load(args.root, index_dir=args.index_dir,
-                               config_file=args.config_file, check_stale=check_stale)
+    index = CodeciteIndex.load(
+        args.root, index_dir=args.index_dir, config_file=args.config_file, check_stale=check_stale
+    )
     if _AS_COMMAND:  # the index lives as long as the process: keep the collector from
         gc.freeze()  # walking it again (one full pass took 0.2 s of a question at 16k nodes)
     return index
@@ -149,21 +167,33 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats, indent=1))
         return EXIT_OK
-    print(f"index {stats['index_dir']} (format {stats['format_version']}, codecite "
-          f"{stats['codecite_version']}, created {stats['created']})")
-    print(f"  {stats['nodes']} nodes from {stats['files']} files; "
-          f"{'STALE: run `codecite build`' if stats['stale'] else 'fresh'}")
+    print(
+        f"index {stats['index_dir']} (format {stats['format_version']}, codecite "
+        f"{stats['codecite_version']}, created {stats['created']})"
+    )
+    print(
+        f"  {stats['nodes']} nodes from {stats['files']} files; "
+        f"{'STALE: run `codecite build`' if stats['stale'] else 'fresh'}"
+    )
     print(f"  fingerprint {stats['fingerprint']}")
     print("  by kind: " + ", ".join(f"{k} {v}" for k, v in stats["by_kind"].items()))
     print("  by workflow: " + ", ".join(f"{k} {v}" for k, v in stats["by_workflow"].items()))
     emb = stats.get("embedding")
-    print(f"  embeddings: {emb['backend']} {emb['model']} dim {emb['dimension']}" if emb
-          else "  embeddings: none (lexical only)")
+    print(
+        f"  embeddings: {emb['backend']} {emb['model']} dim {emb['dimension']}"
+        if emb
+        else "  embeddings: none (lexical only)"
+    )
     _print_embedding(emb, stats["nodes"], stale_only=True)
-    print(f"  doc references resolved: {(stats.get('doc_refs') or {}).get('edges', 0)}; "
-          f"mined expansion words: {(stats.get('mined_expansion') or {}).get('words', 0)}")
-    print(f"  secrets redacted: {redaction.values} in {len(redaction.files)} file(s)"
-          if redaction.enabled else "  secrets redacted: off (redact_secrets = false)")
+    print(
+        f"  doc references resolved: {(stats.get('doc_refs') or {}).get('edges', 0)}; "
+        f"mined expansion words: {(stats.get('mined_expansion') or {}).get('words', 0)}"
+    )
+    print(
+        f"  secrets redacted: {redaction.values} in {len(redaction.files)} file(s)"
+        if redaction.enabled
+        else "  secrets redacted: off (redact_secrets = false)"
+    )
     for path, count in redaction.files.items():
         print(f"    {path}: {count}")
     for reason, paths in sorted(stats["skipped"].items()):
@@ -177,12 +207,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 # -- query / feedback ---------------------------------------------------------------------
 
+
 def _configure_query(p: argparse.ArgumentParser) -> None:
     p.add_argument("text", help="the question or symbol")
     _common(p)
     p.add_argument("-k", type=int, default=10, help="how many results (default 10)")
-    p.add_argument("--kind", action="append", default=None,
-                   help="only this node kind (repeatable)")
+    p.add_argument("--kind", action="append", default=None, help="only this node kind (repeatable)")
     p.add_argument("--workflow", default=None, help="only nodes of this workflow")
     p.add_argument("--path", dest="path_prefix", default=None, help="only under this path")
     p.add_argument("--dense", action="store_true", help="fuse dense retrieval (needs --embed)")
@@ -194,8 +224,14 @@ def cmd_query(args: argparse.Namespace) -> int:
     from codecite.retrievers.render import text_table
 
     index = _load(args)
-    ctx = index.query(args.text, k=args.k, kind=args.kind, workflow=args.workflow,
-                      path=args.path_prefix, dense=args.dense)
+    ctx = index.query(
+        args.text,
+        k=args.k,
+        kind=args.kind,
+        workflow=args.workflow,
+        path=args.path_prefix,
+        dense=args.dense,
+    )
     if args.json:
         print(json.dumps(ctx.to_json(), indent=1))
         return EXIT_OK
@@ -223,8 +259,10 @@ def _configure_feedback(p: argparse.ArgumentParser) -> None:
 def cmd_feedback(args: argparse.Namespace) -> int:
     index = _load(args, check_stale=False)
     if args.symbol not in {n.metadata.get("symbol") for n in index.nodes}:
-        raise _usage(f"symbol {args.symbol!r} is not in the index; use a fully qualified "
-                     "name as `codecite query` shows it")
+        raise _usage(
+            f"symbol {args.symbol!r} is not in the index; use a fully qualified "
+            "name as `codecite query` shows it"
+        )
     factor = index.feedback(args.symbol, args.direction == "up", args.query)
     print(f"recorded {args.direction} for {args.symbol}; feedback factor now {factor:.2f}")
     return EXIT_OK
@@ -238,18 +276,22 @@ def _usage(message: str) -> _UsageError:
     return _UsageError(message)
 
 
-COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
-                          Callable[[argparse.Namespace], int]]] = {
+COMMANDS: dict[
+    str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+] = {
     "build": ("build or update the index", _configure_build, cmd_build),
     "stats": ("show what is indexed and what was skipped", _configure_stats, cmd_stats),
     "query": ("rank cited evidence for a question", _configure_query, cmd_query),
-    "feedback": ("vote a symbol up or down for future rankings", _configure_feedback,
-                 cmd_feedback),
+    "feedback": ("vote a symbol up or down for future rankings", _configure_feedback, cmd_feedback),
 }
 
 
-def register(name: str, helptext: str, configure: Callable[[argparse.ArgumentParser], None],
-             run: Callable[[argparse.Namespace], int]) -> None:
+def register(
+    name: str,
+    helptext: str,
+    configure: Callable[[argparse.ArgumentParser], None],
+    run: Callable[[argparse.Namespace], int],
+) -> None:
     """Add a subcommand (used by the modules that implement ask, eval, validate...)."""
     COMMANDS[name] = (helptext, configure, run)
 
@@ -272,8 +314,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     import logging
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s: %(message)s"
+    )
     return _run(args)
 
 
@@ -315,20 +358,23 @@ def _run(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except KeyboardInterrupt:
-        print(f"codecite {args.command}: interrupted; the previous index is intact",
-              file=sys.stderr)
+        print(
+            f"codecite {args.command}: interrupted; the previous index is intact", file=sys.stderr
+        )
         return 130
     except OSError as exc:  # a folder that cannot be written or read, a full disk, ...
         building = args.command == "build"
-        fix = ("or build the index elsewhere with --index-dir DIR" if building
-               else "or build an index of your own with `codecite build --index-dir DIR`")
+        fix = (
+            "or build the index elsewhere with --index-dir DIR"
+            if building
+            else "or build an index of your own with `codecite build --index-dir DIR`"
+        )
         message, code = os_error_line(exc, "", fix, "writable" if building else "readable")
         print(f"codecite {args.command}: {message}", file=sys.stderr)
         return code
 
 
-def os_error_line(exc: OSError, what: str, fix: str,
-                  access: str = "writable") -> tuple[str, int]:
+def os_error_line(exc: OSError, what: str, fix: str, access: str = "writable") -> tuple[str, int]:
     """One line for a failed file operation on ``what`` (e.g. "--json file ") and its
     exit code: 2 when the path itself is the mistake (a missing folder, a file where a
     folder must be, a folder where a file must be), 1 for the environment (no
@@ -342,25 +388,30 @@ def os_error_line(exc: OSError, what: str, fix: str,
     if exc.errno == errno.ENOENT:
         if os.path.isdir(folder):
             return f"{what}'{path}' does not exist; give another path", EXIT_USAGE
-        return (f"{what}'{path}' cannot be made: its folder '{folder}' does not exist; "
-                "create that folder or give another path"), EXIT_USAGE
+        return (
+            f"{what}'{path}' cannot be made: its folder '{folder}' does not exist; "
+            "create that folder or give another path"
+        ), EXIT_USAGE
     if exc.errno == errno.EEXIST and os.path.isfile(path):
         return f"'{path}' is a file where a folder is needed; give another path", EXIT_USAGE
     if exc.errno == errno.ENOTDIR:
-        return (f"{what}'{path}' runs through a file as if it were a folder; give another "
-                "path"), EXIT_USAGE
+        return (
+            f"{what}'{path}' runs through a file as if it were a folder; give another path"
+        ), EXIT_USAGE
     if exc.errno == errno.EISDIR:
         return f"{what}'{path}' is a folder; give a file name", EXIT_USAGE
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return (f"no permission to use {what}'{path}'; make '{folder}' {access} "
-                f"for you, {fix}"), EXIT_FAIL
+        return (
+            f"no permission to use {what}'{path}'; make '{folder}' {access} for you, {fix}"
+        ), EXIT_FAIL
     if exc.errno == errno.EROFS:
-        return f"{what}'{path}' is on a read-only file system; {fix.removeprefix('or ')}", \
-            EXIT_FAIL
+        return f"{what}'{path}' is on a read-only file system; {fix.removeprefix('or ')}", EXIT_FAIL
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         return f"no space left to write {what}'{path}'; free some disk space", EXIT_FAIL
-    return (f"cannot use {what}'{path}' ({exc.strerror or type(exc).__name__}); "
-            f"{fix.removeprefix('or ')}"), EXIT_FAIL
+    return (
+        f"cannot use {what}'{path}' ({exc.strerror or type(exc).__name__}); "
+        f"{fix.removeprefix('or ')}"
+    ), EXIT_FAIL
 
 
 if __name__ == "__main__":

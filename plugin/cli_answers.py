@@ -23,10 +23,18 @@ EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 
 def _configure_common(p: argparse.ArgumentParser) -> None:
     cli._common(p)
-    p.add_argument("--session", default=None, metavar="FILE",
-                   help="remember turns in this JSON file (follow-ups, history)")
-    p.add_argument("--llm", default=None, metavar="PROVIDER:MODEL",
-                   help="synthesize with an LLM, e.g. openai:gpt-4o-mini (default: offline)")
+    p.add_argument(
+        "--session",
+        default=None,
+        metavar="FILE",
+        help="remember turns in this JSON file (follow-ups, history)",
+    )
+    p.add_argument(
+        "--llm",
+        default=None,
+        metavar="PROVIDER:MODEL",
+        help="synthesize with an LLM, e.g. openai:gpt-4o-mini (default: offline)",
+    )
     p.add_argument("-k", type=int, default=8, help="evidence to retrieve (default 8)")
     p.add_argument("--budget", type=int, default=None, help="context token budget")
     p.add_argument("--dense", action="store_true", help="fuse dense retrieval (needs --embed)")
@@ -44,8 +52,10 @@ def make_llm(spec: str | None) -> Any:
         return None
     provider, _, model = spec.partition(":")
     if provider not in LLM_PROVIDERS or not model:
-        raise cli._usage(f"--llm {spec!r} is not PROVIDER:MODEL with PROVIDER one of "
-                         f"{', '.join(LLM_PROVIDERS)} (e.g. openai:gpt-4o-mini)")
+        raise cli._usage(
+            f"--llm {spec!r} is not PROVIDER:MODEL with PROVIDER one of "
+            f"{', '.join(LLM_PROVIDERS)} (e.g. openai:gpt-4o-mini)"
+        )
     module, cls, package = LLM_PROVIDERS[provider]
     try:
         import importlib
@@ -74,8 +84,9 @@ def render_response(response: Any) -> str:
     meta = response.metadata or {}
     cites = meta.get("citations") or []
     if cites and "\nSources:" not in text:
-        text += "\n\nSources:\n" + "\n".join(f"[{c['id']}] {c['ref']} {c['label']} "
-                                             f"({c['kind']})" for c in cites)
+        text += "\n\nSources:\n" + "\n".join(
+            f"[{c['id']}] {c['ref']} {c['label']} ({c['kind']})" for c in cites
+        )
     if meta.get("invalid_citations"):
         text += f"\n\nnote: removed citations not in the context: {meta['invalid_citations']}"
     if meta.get("uncited"):
@@ -87,8 +98,11 @@ def render_response(response: Any) -> str:
 
 def _emit(response: Any, as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"answer": str(response), "metadata": response.metadata},
-                         default=str, indent=1))
+        print(
+            json.dumps(
+                {"answer": str(response), "metadata": response.metadata}, default=str, indent=1
+            )
+        )
     else:
         print(render_response(response))
 
@@ -117,7 +131,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print()
 
 
-cli.register("ask", "answer a question with citations (or ask for clarification)",
-             _configure_ask, cmd_ask)
-cli.register("chat", "a multi-turn question session in the terminal (reads stdin)",
-             _configure_common, cmd_chat)
+cli.register(
+    "ask", "answer a question with citations (or ask for clarification)", _configure_ask, cmd_ask
+)
+cli.register(
+    "chat",
+    "a multi-turn question session in the terminal (reads stdin)",
+    _configure_common,
+    cmd_chat,
+)

@@ -34,25 +34,51 @@ def _threshold(text: str) -> tuple[str, float]:
         return name.strip(), float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected METRIC=VALUE (e.g. symbol_hit@10=0.6), got {text!r}") from None
+            f"expected METRIC=VALUE (e.g. symbol_hit@10=0.6), got {text!r}"
+        ) from None
 
 
 def _configure_eval(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suites", nargs="*", metavar="SUITE",
-                   help="JSONL suite files (default: the repository's evals/suites/*.jsonl)")
+    p.add_argument(
+        "suites",
+        nargs="*",
+        metavar="SUITE",
+        help="JSONL suite files (default: the repository's evals/suites/*.jsonl)",
+    )
     _common(p)
     p.add_argument("-k", type=int, default=10, help="results read per query (default 10)")
     p.add_argument("--dense", action="store_true", help="also score hybrid dense retrieval")
-    p.add_argument("--baseline", action="store_true",
-                   help="compare with plain SentenceSplitter + BM25Retriever")
-    p.add_argument("--json", dest="json_file", default=None, metavar="FILE",
-                   help="write the full report as JSON")
+    p.add_argument(
+        "--baseline",
+        action="store_true",
+        help="compare with plain SentenceSplitter + BM25Retriever",
+    )
+    p.add_argument(
+        "--json",
+        dest="json_file",
+        default=None,
+        metavar="FILE",
+        help="write the full report as JSON",
+    )
     p.add_argument("--plot", default=None, metavar="FILE.png", help="draw hit@k curves")
-    p.add_argument("--fail-under", action="extend", nargs="+", type=_threshold, default=[],
-                   metavar="METRIC=VALUE", help="exit 1 when METRIC is below VALUE")
-    p.add_argument("--fail-over", action="extend", nargs="+", type=_threshold, default=[],
-                   metavar="METRIC=VALUE",
-                   help="exit 1 when METRIC is above VALUE (violations, pollution, latency)")
+    p.add_argument(
+        "--fail-under",
+        action="extend",
+        nargs="+",
+        type=_threshold,
+        default=[],
+        metavar="METRIC=VALUE",
+        help="exit 1 when METRIC is below VALUE",
+    )
+    p.add_argument(
+        "--fail-over",
+        action="extend",
+        nargs="+",
+        type=_threshold,
+        default=[],
+        metavar="METRIC=VALUE",
+        help="exit 1 when METRIC is above VALUE (violations, pollution, latency)",
+    )
 
 
 def _suite_paths(args: argparse.Namespace, given: list[str]) -> list[Path]:
@@ -62,13 +88,16 @@ def _suite_paths(args: argparse.Namespace, given: list[str]) -> list[Path]:
         return [Path(s) for s in given]
     found = list(default_suite_paths(args.root))
     if not found:
-        raise _usage(f"no suites given and none in '{Path(args.root) / 'evals' / 'suites'}'; "
-                     "pass SUITE.jsonl files")
+        raise _usage(
+            f"no suites given and none in '{Path(args.root) / 'evals' / 'suites'}'; "
+            "pass SUITE.jsonl files"
+        )
     return found
 
 
-def _command_line(args: argparse.Namespace, paths: list[Path], k: int, dense: bool,
-                  baseline: bool) -> str:
+def _command_line(
+    args: argparse.Namespace, paths: list[Path], k: int, dense: bool, baseline: bool
+) -> str:
     """The ``codecite eval`` invocation equivalent to this run (for the record)."""
     parts = ["codecite", "eval", *map(str, paths), "-k", str(k), "-C", str(args.root)]
     parts += ["--index-dir", args.index_dir] if args.index_dir else []
@@ -77,8 +106,13 @@ def _command_line(args: argparse.Namespace, paths: list[Path], k: int, dense: bo
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def _evaluate(args: argparse.Namespace, given: list[str], k: int = 10, dense: bool = False,
-              baseline: bool = False) -> tuple[Any, Any, Any]:
+def _evaluate(
+    args: argparse.Namespace,
+    given: list[str],
+    k: int = 10,
+    dense: bool = False,
+    baseline: bool = False,
+) -> tuple[Any, Any, Any]:
     from codecite.errors import SuiteError
     from codecite.evals import load_suites, run_eval
 
@@ -90,8 +124,14 @@ def _evaluate(args: argparse.Namespace, given: list[str], k: int = 10, dense: bo
     except SuiteError as exc:
         raise _usage(str(exc)) from None
     index = _load(args)
-    report = run_eval(index, suites, k=k, dense=dense, baseline=baseline,
-                      command=_command_line(args, paths, k, dense, baseline))
+    report = run_eval(
+        index,
+        suites,
+        k=k,
+        dense=dense,
+        baseline=baseline,
+        command=_command_line(args, paths, k, dense, baseline),
+    )
     return index, suites, report
 
 
@@ -101,14 +141,18 @@ def _check(report: Any, limits: list[tuple[str, float]], below: bool) -> list[st
     failures = []
     for name, limit in limits:
         if name not in overall:
-            raise _usage(f"unknown metric {name!r} for --fail-{'under' if below else 'over'}; "
-                         f"this run reports: {', '.join(overall)}")
+            raise _usage(
+                f"unknown metric {name!r} for --fail-{'under' if below else 'over'}; "
+                f"this run reports: {', '.join(overall)}"
+            )
         value = overall[name]
         broken = value is None or (value < limit if below else value > limit)
         if broken:
             word = "below" if below else "above"
-            failures.append(f"{name} = {'n/a' if value is None else f'{value:.4g}'} is "
-                            f"{word} the threshold {limit:g}")
+            failures.append(
+                f"{name} = {'n/a' if value is None else f'{value:.4g}'} is "
+                f"{word} the threshold {limit:g}"
+            )
     return failures
 
 
@@ -117,8 +161,9 @@ def _output_failure(exc: OSError, flag: str) -> Exception:
     cannot be a file is the user's mistake (exit 2), permissions the environment's (1)."""
     from codecite.errors import CodeciteError
 
-    message, code = os_error_line(exc, f"{flag} file ",
-                                  f"or give {flag} a path in a folder you can write")
+    message, code = os_error_line(
+        exc, f"{flag} file ", f"or give {flag} a path in a folder you can write"
+    )
     return _usage(message) if code == EXIT_USAGE else CodeciteError(message)
 
 
@@ -175,8 +220,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _configure_report(p: argparse.ArgumentParser) -> None:
     _common(p)
-    p.add_argument("--eval", dest="eval_suites", nargs="*", default=None, metavar="SUITE",
-                   help="also run these suites (none named: the repository's own)")
+    p.add_argument(
+        "--eval",
+        dest="eval_suites",
+        nargs="*",
+        default=None,
+        metavar="SUITE",
+        help="also run these suites (none named: the repository's own)",
+    )
     p.add_argument("-k", type=int, default=10, help="results read per query (default 10)")
     p.add_argument("--out", default=None, metavar="FILE", help="write Markdown here")
 
@@ -198,7 +249,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-register("eval", "score evaluation suites (optionally against a plain baseline)",
-         _configure_eval, cmd_eval)
-register("report", "write a Markdown reproducibility record of the index and its evaluation",
-         _configure_report, cmd_report)
+register(
+    "eval",
+    "score evaluation suites (optionally against a plain baseline)",
+    _configure_eval,
+    cmd_eval,
+)
+register(
+    "report",
+    "write a Markdown reproducibility record of the index and its evaluation",
+    _configure_report,
+    cmd_report,
+)

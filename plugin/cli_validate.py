@@ -13,8 +13,11 @@ from codecite import cli
 def _configure_validate(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a Python file to check, or - for standard input")
     cli._common(p)
-    p.add_argument("--import-check", action="store_true",
-                   help="also import the installed package for names the index cannot prove")
+    p.add_argument(
+        "--import-check",
+        action="store_true",
+        help="also import the installed package for names the index cannot prove",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -35,8 +38,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         for finding in result["findings"]:
             print(f"{args.file}:{finding['line']}: {finding['level']}: {finding['message']}")
-        print(f"{'ok' if result['ok'] else 'FAILED'}: {len(result['errors'])} error(s), "
-              f"{len(result['warnings'])} warning(s), {len(result['checked'])} name(s) verified")
+        print(
+            f"{'ok' if result['ok'] else 'FAILED'}: {len(result['errors'])} error(s), "
+            f"{len(result['warnings'])} warning(s), {len(result['checked'])} name(s) verified"
+        )
     return cli.EXIT_OK if result["ok"] else cli.EXIT_FAIL
 
 
@@ -52,14 +57,18 @@ def cmd_check_recipes(args: argparse.Namespace) -> int:
     root = index.config.root
     paths = args.paths or [str(root / r) for r in index.config.recipes]
     if not paths:
-        raise cli._usage("no recipe folders configured or given; pass paths or set "
-                         "`recipes = [\"recipes\"]` in [tool.codecite]")
+        raise cli._usage(
+            "no recipe folders configured or given; pass paths or set "
+            '`recipes = ["recipes"]` in [tool.codecite]'
+        )
     reports = check_recipes(paths, index.symbol_table, cli_commands=set(cli.COMMANDS))
     failed = 0
     for report in reports:
         status = "ok" if report.ok else "FAILED"
-        print(f"{report.path}: {status} ({len(report.checked)} checked, "
-              f"{len(report.problems)} problem(s), {len(report.warnings)} warning(s))")
+        print(
+            f"{report.path}: {status} ({len(report.checked)} checked, "
+            f"{len(report.problems)} problem(s), {len(report.warnings)} warning(s))"
+        )
         for problem in report.problems:
             print(f"  {problem.message}")
         for warning in report.warnings:
@@ -69,7 +78,15 @@ def cmd_check_recipes(args: argparse.Namespace) -> int:
     return cli.EXIT_FAIL if failed else cli.EXIT_OK
 
 
-cli.register("validate", "check generated code against the indexed package",
-             _configure_validate, cmd_validate)
-cli.register("check-recipes", "check that recipes name real symbols and commands",
-             _configure_check, cmd_check_recipes)
+cli.register(
+    "validate",
+    "check generated code against the indexed package",
+    _configure_validate,
+    cmd_validate,
+)
+cli.register(
+    "check-recipes",
+    "check that recipes name real symbols and commands",
+    _configure_check,
+    cmd_check_recipes,
+)

@@ -49,13 +49,15 @@ DEFAULT_COVERAGE_FLOOR = 0.40
 COMMON_ABSENT_SHARE = 0.5  # of the rarest token's idf, for a common word the corpus lacks
 COVERAGE_DEPTH = 3
 MIN_SPECIFIC_TOKENS = 2
-VAGUE_WORDS = frozenset("""
+VAGUE_WORDS = frozenset(
+    """
 still doesn don didn isn wasn won work works working worked keep keeps kept idea ideas
 anything something everything thing things stuff help problem problems issue issues
 wrong broken now update updated updating again happen happens happening fail fails failing
 failed slow fast weird strange happened suddenly anymore ever tried try trying
 crash crashes crashing crashed broke fix fixes fixed fixing stopped hang hangs hanging hung
-""".split())
+""".split()
+)
 GENERIC_NAMES = frozenset({"i", "python", "ok", "okay", "hi", "hello", "thanks", "please"})
 # Python's own names (TypeError, DeprecationWarning, ...) belong to every Python corpus
 BUILTIN_NAMES = frozenset(name.lower() for name in dir(builtins) if not name.startswith("_"))
@@ -87,8 +89,11 @@ def named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
     for m in _NAMED.finditer(query):
         word = m.group(1)
         lowered = word.lower()
-        if (lowered in GENERIC_NAMES or lowered in BUILTIN_NAMES
-                or not _looks_like_name(query, m.start(), word)):
+        if (
+            lowered in GENERIC_NAMES
+            or lowered in BUILTIN_NAMES
+            or not _looks_like_name(query, m.start(), word)
+        ):
             continue
         if word not in known:
             tokens = tokenize(word)
@@ -121,8 +126,9 @@ def _last_non_space(text: str, end: int) -> str | None:
 def common_words() -> frozenset[str]:
     """Words common in the standard library's prose (``scripts/common_words.py`` made the list)."""
     text = files("codecite").joinpath("data/common_words.txt").read_text(encoding="utf-8")
-    return frozenset(line.strip() for line in text.splitlines()
-                     if line.strip() and not line.startswith("#"))
+    return frozenset(
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
+    )
 
 
 def token_weights(bm25: Any, tokens: list[str]) -> dict[str, float]:
@@ -130,9 +136,14 @@ def token_weights(bm25: Any, tokens: list[str]) -> dict[str, float]:
     the corpus never uses, the idf of the rarest token, halved for a common word."""
     idf, max_idf = _idf(bm25)
     common = common_words()
-    return {t: (float(idf[bm25.vocab_dict[t]]) if t in bm25.vocab_dict
-                else max_idf * (COMMON_ABSENT_SHARE if t in common else 1.0))
-            for t in tokens}
+    return {
+        t: (
+            float(idf[bm25.vocab_dict[t]])
+            if t in bm25.vocab_dict
+            else max_idf * (COMMON_ABSENT_SHARE if t in common else 1.0)
+        )
+        for t in tokens
+    }
 
 
 def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH) -> float:
@@ -168,8 +179,7 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
 
 def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarray:
     arrays = getattr(retriever, "_arrays", None)  # shared by the retrievers of one index
-    positions = arrays.positions() if arrays is not None else getattr(retriever, "_positions",
-                                                                        None)
+    positions = arrays.positions() if arrays is not None else getattr(retriever, "_positions", None)
     if positions is None:
         positions = {n.node_id: i for i, n in enumerate(retriever.nodes)}
         retriever._positions = positions
@@ -184,25 +194,40 @@ def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarra
         if lender is not None and lender not in evidence and len(evidence) == depth:
             continue
         evidence.setdefault(lender or n.node.node_id, {lender or n.node.node_id}).add(
-            n.node.node_id)
+            n.node.node_id
+        )
     rows = {positions[i] for ids in evidence.values() for i in ids if i in positions}
     return np.array(sorted(rows), dtype=np.int64)
 
 
-def assess(retriever: Any, ctx: RetrievedContext, project_resolved: bool = False,
-           floor: float | None = None) -> Confidence:
+def assess(
+    retriever: Any,
+    ctx: RetrievedContext,
+    project_resolved: bool = False,
+    floor: float | None = None,
+) -> Confidence:
     """Decide whether the evidence in ``ctx`` is strong enough to answer.
 
     ``floor``: an explicitly configured ``confidence_floor`` (raw ``top_score``
     rule); None selects the zero-config coverage rule.
     """
     if project_resolved:
-        return Confidence(True, ctx.top_score, floor or 0.0, "project_context",
-                          "the query names a registered project entry")
+        return Confidence(
+            True,
+            ctx.top_score,
+            floor or 0.0,
+            "project_context",
+            "the query names a registered project entry",
+        )
     if floor is not None:
         ok = ctx.top_score >= floor
-        return Confidence(ok, ctx.top_score, floor, "configured_floor",
-                          f"top score {ctx.top_score:.2f} {'>=' if ok else '<'} floor {floor:.2f}")
+        return Confidence(
+            ok,
+            ctx.top_score,
+            floor,
+            "configured_floor",
+            f"top score {ctx.top_score:.2f} {'>=' if ok else '<'} floor {floor:.2f}",
+        )
     return _zero_config(retriever, ctx)
 
 
@@ -210,14 +235,24 @@ def _zero_config(retriever: Any, ctx: RetrievedContext) -> Confidence:
     floor = DEFAULT_COVERAGE_FLOOR
     unknown = named_unknowns(ctx.query, retriever.bm25.vocab_dict)
     if unknown:
-        return Confidence(False, 0.0, floor, "calibrated",
-                          f"{', '.join(unknown[:3])} does not occur in the indexed corpus")
+        return Confidence(
+            False,
+            0.0,
+            floor,
+            "calibrated",
+            f"{', '.join(unknown[:3])} does not occur in the indexed corpus",
+        )
     specific = [t for t in ctx.tokens if t not in VAGUE_WORDS]
     if len(specific) < MIN_SPECIFIC_TOKENS:
-        return Confidence(False, 0.0, floor, "calibrated",
-                          "the question is too vague to match specific evidence")
+        return Confidence(
+            False, 0.0, floor, "calibrated", "the question is too vague to match specific evidence"
+        )
     score = coverage(retriever, ctx)
     ok = score >= floor
-    return Confidence(ok, score, floor, "calibrated",
-                      f"the best evidence covers {score:.0%} of the query "
-                      f"({'>=' if ok else '<'} {floor:.0%})")
+    return Confidence(
+        ok,
+        score,
+        floor,
+        "calibrated",
+        f"the best evidence covers {score:.0%} of the query ({'>=' if ok else '<'} {floor:.0%})",
+    )

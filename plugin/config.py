@@ -41,9 +41,30 @@ DEFAULT_DOC_DIRS = ("docs", "doc", "documentation")
 DEFAULT_EXAMPLE_DIRS = ("examples", "example", "gallery", "galleries", "tutorials")
 DEFAULT_RECIPE_DIRS = ("recipes",)
 DEFAULT_ROOT_DOCS = ("README.md", "README.rst", "README.txt", "README", "AGENTS.md")
-NOT_PACKAGES = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
-                          "build", "dist", "benchmarks", "bench", "scripts", "tools", "ci",
-                          "site", "venv", "env", "node_modules", "typings", "stubs"})
+NOT_PACKAGES = frozenset(
+    {
+        "tests",
+        "test",
+        "testing",
+        "docs",
+        "doc",
+        "examples",
+        "example",
+        "build",
+        "dist",
+        "benchmarks",
+        "bench",
+        "scripts",
+        "tools",
+        "ci",
+        "site",
+        "venv",
+        "env",
+        "node_modules",
+        "typings",
+        "stubs",
+    }
+)
 # under src/ every package is the project's (pypa/build is src/build); only a test suite is not
 NOT_SRC_PACKAGES = frozenset({"tests", "test", "testing"})
 
@@ -90,7 +111,7 @@ class RetrievalSettings:
 class EmbeddingSettings:
     """``[tool.codecite.embedding]``: which backend makes dense vectors."""
 
-    backend: str | None = None   # "openai", "local", or None (lexical only)
+    backend: str | None = None  # "openai", "local", or None (lexical only)
     model: str | None = None
     api_base: str | None = None
     batch_size: int = 64
@@ -157,6 +178,7 @@ class CodeciteConfig:
 
 # -- reading ------------------------------------------------------------------------
 
+
 def _read_metadata(path: Path, root: Path) -> bytes | None:
     """The bytes of a settings or metadata file of the repository at ``root``.
 
@@ -181,16 +203,21 @@ def _read_toml(path: Path, root: Path | None = None) -> dict[str, Any] | None:
     refused, see ``_read_metadata``), or without ``root`` the file the user named,
     which must be a regular file of at most ``MAX_METADATA_BYTES``."""
     try:
-        raw = read_regular_file(path, root=None, limit=MAX_METADATA_BYTES) if root is None \
+        raw = (
+            read_regular_file(path, root=None, limit=MAX_METADATA_BYTES)
+            if root is None
             else _read_metadata(path, root)
+        )
         if raw is None:
             return None
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         return tomllib.loads(text)
     except UnsafeFileError as exc:
-        raise ConfigError(f"settings file '{path}' is {exc.reason}; pass a regular file "
-                          f"of at most {MAX_METADATA_BYTES >> 20} MiB such as codecite.toml "
-                          "or pyproject.toml") from None
+        raise ConfigError(
+            f"settings file '{path}' is {exc.reason}; pass a regular file "
+            f"of at most {MAX_METADATA_BYTES >> 20} MiB such as codecite.toml "
+            "or pyproject.toml"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read '{path}': {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -258,14 +285,14 @@ def detect_packages(root: Path) -> dict[str, str]:
         # beside other folders, a folder without __init__.py is a namespace package only
         # when the distribution says so (jaraco.functools -> jaraco/functools/)
         name = (project_name(root) or "").lower()
-        namespace = re.split(r"[.\-_]", name, maxsplit=1)[0] if re.search(r"[.\-_]", name) \
-            else None
+        namespace = re.split(r"[.\-_]", name, maxsplit=1)[0] if re.search(r"[.\-_]", name) else None
         found = _packages_in(root, "", namespace=namespace)
     return found or _packages_in(root / "lib", "lib/", source=True)
 
 
-def _packages_in(folder: Path, prefix: str, source: bool = False,
-                 namespace: str | None = None) -> dict[str, str]:
+def _packages_in(
+    folder: Path, prefix: str, source: bool = False, namespace: str | None = None
+) -> dict[str, str]:
     """Packages directly in ``folder``. In a source folder (``src/``, ``lib/``) every
     package is the project's, namespace packages included; elsewhere only folders with
     an ``__init__.py`` and not named like tests, docs or build output, plus the
@@ -275,10 +302,13 @@ def _packages_in(folder: Path, prefix: str, source: bool = False,
         return out
     for child in sorted(folder.iterdir()):
         if child.name.startswith((".", "_")) or child.name.lower() in (
-                NOT_SRC_PACKAGES if source else NOT_PACKAGES):
+            NOT_SRC_PACKAGES if source else NOT_PACKAGES
+        ):
             continue
-        if child.is_dir() and (_is_package(child) or (
-                (source or child.name.lower() == namespace) and _is_namespace(child))):
+        if child.is_dir() and (
+            _is_package(child)
+            or ((source or child.name.lower() == namespace) and _is_namespace(child))
+        ):
             out[child.name] = f"{prefix}{child.name}"
         elif child.is_file() and child.suffix == ".py" and source:
             out[child.stem] = f"{prefix}{child.name}"
@@ -293,8 +323,10 @@ def _is_namespace(folder: Path) -> bool:
     """A PEP 420 namespace package: no ``__init__.py`` of its own, but a package inside
     (``jaraco/functools/__init__.py`` makes ``jaraco`` the top-level import name)."""
     try:
-        return any(child.is_dir() and not child.name.startswith((".", "_")) and _is_package(child)
-                   for child in folder.iterdir())
+        return any(
+            child.is_dir() and not child.name.startswith((".", "_")) and _is_package(child)
+            for child in folder.iterdir()
+        )
     except OSError:
         return False
 
@@ -308,12 +340,14 @@ def _default_roots(root: Path, package_dirs: dict[str, str]) -> tuple[str, ...]:
 
 def _default_root_docs(root: Path) -> tuple[str, ...]:
     # a FIFO README too: the walk skips it with its reason instead of ignoring it unseen
-    return tuple(name for name in DEFAULT_ROOT_DOCS
-                 if (root / name).exists() and not (root / name).is_dir())
+    return tuple(
+        name for name in DEFAULT_ROOT_DOCS if (root / name).exists() and not (root / name).is_dir()
+    )
 
 
-def load_config(root: str | Path = ".", config_file: str | Path | None = None,
-                **overrides: Any) -> CodeciteConfig:
+def load_config(
+    root: str | Path = ".", config_file: str | Path | None = None, **overrides: Any
+) -> CodeciteConfig:
     """Read, validate and complete the configuration of the repository at ``root``.
 
     Keyword arguments override file settings (same names as the TOML keys).
@@ -342,15 +376,18 @@ def load_config(root: str | Path = ".", config_file: str | Path | None = None,
     values.setdefault("packages", tuple(values["package_dirs"]))
     values.setdefault("roots", _default_roots(root_path, values["package_dirs"]))
     values.setdefault("root_docs", _default_root_docs(root_path))
-    values.setdefault("recipes", tuple(d for d in DEFAULT_RECIPE_DIRS
-                                       if d in values["roots"] and (root_path / d).is_dir()))
+    values.setdefault(
+        "recipes",
+        tuple(d for d in DEFAULT_RECIPE_DIRS if d in values["roots"] and (root_path / d).is_dir()),
+    )
     cfg = CodeciteConfig(root=root_path, source=source, **values)
     check_index_dir(cfg)
     return cfg
 
 
-def _select_packages(root: Path, detected: dict[str, str],
-                     names: tuple[str, ...]) -> dict[str, str]:
+def _select_packages(
+    root: Path, detected: dict[str, str], names: tuple[str, ...]
+) -> dict[str, str]:
     """The detected folders of the named packages and of their mapped subpackages."""
     out: dict[str, str] = {}
     for name in names:

@@ -65,9 +65,15 @@ class Citation:
         return f"[{self.id}] {self.ref} {self.label} ({self.kind})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "ref": self.ref, "path": self.path,
-                "start_line": self.start_line, "end_line": self.end_line,
-                "label": self.label, "kind": self.kind}
+        return {
+            "id": self.id,
+            "ref": self.ref,
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "label": self.label,
+            "kind": self.kind,
+        }
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,10 @@ class ApiCard:
     citation_id: int
 
     def render(self) -> str:
-        lines = [f"[{self.citation_id}] {self.symbol} ({self.symbol_type or 'symbol'})",
-                 f"  signature: {self.signature}"]
+        lines = [
+            f"[{self.citation_id}] {self.symbol} ({self.symbol_type or 'symbol'})",
+            f"  signature: {self.signature}",
+        ]
         shown = [p.render() for p in self.params if p.name not in ("self", "cls")]
         if shown:
             lines.append("  parameters: " + "; ".join(shown))
@@ -132,10 +140,15 @@ class ApiCard:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
-        return {"symbol": self.symbol, "symbol_type": self.symbol_type,
-                "signature": self.signature, "returns": self.returns,
-                "summary": self.summary, "citation_id": self.citation_id,
-                "params": [p.__dict__ for p in self.params]}
+        return {
+            "symbol": self.symbol,
+            "symbol_type": self.symbol_type,
+            "signature": self.signature,
+            "returns": self.returns,
+            "summary": self.summary,
+            "citation_id": self.citation_id,
+            "params": [p.__dict__ for p in self.params],
+        }
 
 
 @dataclass(frozen=True)
@@ -185,9 +198,16 @@ class AssembledContext:
 
 # -- building blocks --------------------------------------------------------------------
 
+
 def citation_for(cid: int, meta: dict[str, Any]) -> Citation:
-    return Citation(cid, str(meta.get("source_path", "")), meta.get("start_line"),
-                    meta.get("end_line"), label_of(meta), str(meta.get("kind", "")))
+    return Citation(
+        cid,
+        str(meta.get("source_path", "")),
+        meta.get("start_line"),
+        meta.get("end_line"),
+        label_of(meta),
+        str(meta.get("kind", "")),
+    )
 
 
 def first_sentence(text: str | None) -> str:
@@ -203,12 +223,24 @@ def api_card(meta: dict[str, Any], cid: int) -> ApiCard | None:
     """An API card from a code node's metadata, None for other nodes."""
     if meta.get("kind") not in CODE_KINDS or not meta.get("symbol"):
         return None
-    params = tuple(Param(str(p.get("name")), p.get("annotation"), p.get("default"),
-                         str(p.get("kind") or "positional_or_keyword"))
-                   for p in meta.get("params") or ())
-    return ApiCard(str(meta["symbol"]), meta.get("symbol_type"),
-                   str(meta.get("signature") or meta["symbol"]), params, meta.get("returns"),
-                   first_sentence(meta.get("docstring")), cid)
+    params = tuple(
+        Param(
+            str(p.get("name")),
+            p.get("annotation"),
+            p.get("default"),
+            str(p.get("kind") or "positional_or_keyword"),
+        )
+        for p in meta.get("params") or ()
+    )
+    return ApiCard(
+        str(meta["symbol"]),
+        meta.get("symbol_type"),
+        str(meta.get("signature") or meta["symbol"]),
+        params,
+        meta.get("returns"),
+        first_sentence(meta.get("docstring")),
+        cid,
+    )
 
 
 def _body(nws: NodeWithScore) -> str:
@@ -249,6 +281,7 @@ def _shorten(ev: Evidence, tokens: int) -> Evidence:
 
 # -- related symbols ------------------------------------------------------------------------
 
+
 def _neighbours(symbol: str, meta: dict[str, Any], table: SymbolTable) -> list[str]:
     """Same-class members of a method; same-module top-level symbols of a symbol."""
     members, in_file, _ = table.related_maps()
@@ -273,8 +306,9 @@ def resolve_ref(ref: str, index: Any) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def related_symbols(evidence: Iterable[Evidence], index: Any,
-                    limit: int = MAX_RELATED) -> tuple[str, ...]:
+def related_symbols(
+    evidence: Iterable[Evidence], index: Any, limit: int = MAX_RELATED
+) -> tuple[str, ...]:
     """Neighbours of retrieved code and symbols named by retrieved doc sections."""
     evidence = list(evidence)
     table = index.symbol_table
@@ -295,10 +329,18 @@ def related_symbols(evidence: Iterable[Evidence], index: Any,
 
 # -- assembly ------------------------------------------------------------------------------------
 
-def assemble(index: Any, ctx: RetrievedContext, confidence: Confidence, route: Route, *,
-             project: RegistryEntry | None = None, budget: int = DEFAULT_TOKEN_BUDGET,
-             max_evidence: int = DEFAULT_MAX_EVIDENCE, query: str | None = None
-             ) -> AssembledContext:
+
+def assemble(
+    index: Any,
+    ctx: RetrievedContext,
+    confidence: Confidence,
+    route: Route,
+    *,
+    project: RegistryEntry | None = None,
+    budget: int = DEFAULT_TOKEN_BUDGET,
+    max_evidence: int = DEFAULT_MAX_EVIDENCE,
+    query: str | None = None,
+) -> AssembledContext:
     """Build the :class:`AssembledContext` of one retrieval pass.
 
     ``query`` is the user's (standalone) question when it differs from the
@@ -307,16 +349,27 @@ def assemble(index: Any, ctx: RetrievedContext, confidence: Confidence, route: R
     nodes = ctx.nodes[:max_evidence]
     cards = _cards(nodes)
     reserved = sum(estimate_tokens(c.render()) for c in cards) + (
-        estimate_tokens(project.summary()) + 8 if project else 0)
+        estimate_tokens(project.summary()) + 8 if project else 0
+    )
     evidence, dropped = fit_evidence(nodes, max(budget - reserved, MIN_BODY_TOKENS * 2))
     kept = {e.citation.id for e in evidence}
     cards = tuple(c for c in cards if c.citation_id in kept)
     related = related_symbols(evidence, index)
     actx = AssembledContext(
-        query=query or ctx.query, route=route, evidence=tuple(evidence), api_cards=cards,
-        related=related, confidence=confidence, top_score=ctx.top_score, project=project,
-        workflow=route.workflow or ctx.workflow, degraded=ctx.degraded, dropped=dropped,
-        budget=budget, candidates=tuple(ctx.nodes[:3]))
+        query=query or ctx.query,
+        route=route,
+        evidence=tuple(evidence),
+        api_cards=cards,
+        related=related,
+        confidence=confidence,
+        top_score=ctx.top_score,
+        project=project,
+        workflow=route.workflow or ctx.workflow,
+        degraded=ctx.degraded,
+        dropped=dropped,
+        budget=budget,
+        candidates=tuple(ctx.nodes[:3]),
+    )
     actx = _enforce_budget(actx)
     if actx.dropped:
         logger.info("context budget %d tokens: dropped %d evidence items", budget, actx.dropped)
@@ -331,8 +384,12 @@ def _enforce_budget(actx: AssembledContext) -> AssembledContext:
         elif len(actx.evidence) > 1:
             kept = actx.evidence[:-1]
             ids = {e.citation.id for e in kept}
-            actx = replace(actx, evidence=kept, dropped=actx.dropped + 1,
-                           api_cards=tuple(c for c in actx.api_cards if c.citation_id in ids))
+            actx = replace(
+                actx,
+                evidence=kept,
+                dropped=actx.dropped + 1,
+                api_cards=tuple(c for c in actx.api_cards if c.citation_id in ids),
+            )
         else:
             break
     return actx

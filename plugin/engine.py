@@ -66,11 +66,14 @@ DEFAULT_ANSWER_PROMPT = PromptTemplate(
     "Question: {query}\n"
     "Answer (with [id] citations):"
 )
-WORKFLOW_RULE = ("- Never claim to have run anything: describe the steps and say which "
-                 "need the user's confirmation.")
+WORKFLOW_RULE = (
+    "- Never claim to have run anything: describe the steps and say which "
+    "need the user's confirmation."
+)
 
 
 # -- records --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CitationCheck:
@@ -96,6 +99,7 @@ class Prepared:
 
 
 # -- citation check -------------------------------------------------------------------------
+
 
 def check_citations(text: str, valid: Iterable[int]) -> CitationCheck:
     """Remove cited ids that are not in the context; report them and what remains cited.
@@ -125,8 +129,9 @@ def _split_pending(buffer: str) -> tuple[str, str]:
     return buffer[:start], buffer[start:]
 
 
-def filter_stream(deltas: Iterable[str], valid: Iterable[int],
-                  on_done: Callable[[CitationCheck], None]) -> Generator[str, None, None]:
+def filter_stream(
+    deltas: Iterable[str], valid: Iterable[int], on_done: Callable[[CitationCheck], None]
+) -> Generator[str, None, None]:
     """Yield ``deltas`` with invalid citations removed; ``on_done`` gets the full check."""
     valid_ids = set(valid)
     pending, full = "", []
@@ -144,16 +149,17 @@ def filter_stream(deltas: Iterable[str], valid: Iterable[int],
 
 # -- texts ------------------------------------------------------------------------------------
 
+
 def _strip_heading(ev: Evidence) -> str:
     """The body without the heading lines a node's text starts with."""
     body = ev.body
     heading = " > ".join(ev.metadata.get("heading_path") or [])
     if heading and body.startswith(heading):
-        return body[len(heading):].lstrip("\n")
+        return body[len(heading) :].lstrip("\n")
     lines = body.splitlines()
     title = ev.metadata.get("heading")
     if ev.metadata.get("kind") == "recipe" and title in lines[:4]:
-        return "\n".join(lines[lines.index(title) + 1:]).lstrip("\n")
+        return "\n".join(lines[lines.index(title) + 1 :]).lstrip("\n")
     return body
 
 
@@ -193,37 +199,59 @@ def _code_sketch(actx: AssembledContext) -> list[str]:
     if card is None or "." not in card.symbol:
         return []
     module, name = card.symbol.rsplit(".", 1)
-    required = [p.name for p in card.params if p.default is None and p.kind in
-                ("positional_only", "positional_or_keyword") and p.name not in ("self", "cls")]
-    return ["Starting point (check it with `codecite validate`):", "```python",
-            f"from {module} import {name}", "", f"result = {name}({', '.join(required)})",
-            "```"]
+    required = [
+        p.name
+        for p in card.params
+        if p.default is None
+        and p.kind in ("positional_only", "positional_or_keyword")
+        and p.name not in ("self", "cls")
+    ]
+    return [
+        "Starting point (check it with `codecite validate`):",
+        "```python",
+        f"from {module} import {name}",
+        "",
+        f"result = {name}({', '.join(required)})",
+        "```",
+    ]
 
 
 def sources_block(evidence: Iterable[Evidence]) -> list[str]:
-    return ["Sources:", *(f"[{e.citation.id}] {e.citation.ref} {e.citation.label} "
-                          f"({e.citation.kind})" for e in evidence)]
+    return [
+        "Sources:",
+        *(
+            f"[{e.citation.id}] {e.citation.ref} {e.citation.label} ({e.citation.kind})"
+            for e in evidence
+        ),
+    ]
 
 
 def offline_answer(actx: AssembledContext, index_summary: str | None = None) -> str:
     """The deterministic answer: lead API card and best passage (order by rank), sources."""
-    blocks: list[list[str]] = [[f"Answer from the indexed sources (offline, no language "
-                                f"model) for: {actx.query}"]]
+    blocks: list[list[str]] = [
+        [f"Answer from the indexed sources (offline, no language model) for: {actx.query}"]
+    ]
     if index_summary:
         blocks.append([index_summary])
     if actx.project is not None:
         blocks.append([f"Project context: {actx.project.summary()}"])
     card, passage = _card_text(actx), _passage_text(actx)
     lead_is_code = bool(actx.evidence) and actx.evidence[0].metadata.get("kind") in (
-        "python_symbol", "python_method")
+        "python_symbol",
+        "python_method",
+    )
     blocks += [card, passage] if lead_is_code else [passage, card]
     if actx.route.intent == Intent.CODE.value:
         blocks.append(_code_sketch(actx))
-    others = [e for e in actx.evidence if f"[{e.citation.id}]" not in
-              "\n".join("\n".join(b) for b in blocks)]
+    others = [
+        e
+        for e in actx.evidence
+        if f"[{e.citation.id}]" not in "\n".join("\n".join(b) for b in blocks)
+    ]
     if others:
-        blocks.append(["See also: " + "; ".join(f"{e.citation.label} [{e.citation.id}]"
-                                                for e in others)])
+        blocks.append(
+            ["See also: " + "; ".join(f"{e.citation.label} [{e.citation.id}]" for e in others)]
+        )
     if actx.related:
         blocks.append(["Related symbols: " + ", ".join(actx.related)])
     if actx.route.intent == Intent.WORKFLOW.value:
@@ -240,8 +268,11 @@ def workflow_notice(actx: AssembledContext) -> list[str]:
         if card.symbol_type in ("function", "class", "method", "classmethod", "staticmethod"):
             lines.append(f"  - calling `{card.signature}` ({card.symbol}) [{card.citation_id}]")
     target = actx.project
-    lines.append(f"  - the data it acts on: {target.summary()}" if target else
-                 "  - the data it acts on (no registered project entry was named)")
+    lines.append(
+        f"  - the data it acts on: {target.summary()}"
+        if target
+        else "  - the data it acts on (no registered project entry was named)"
+    )
     lines.append("  - where results are written (nothing is overwritten without asking)")
     return lines
 
@@ -254,17 +285,21 @@ def clarification(actx: AssembledContext, rewrite: Rewrite) -> tuple[str, list[d
         understood.append(f"workflow {actx.workflow}")
     if rewrite.rule:
         understood.append(f"read as {rewrite.standalone!r}")
-    lines = [f"I need a clarification before answering {rewrite.original!r}.",
-             f"What I understood: {', '.join(understood)}.",
-             f"What is missing: evidence strong enough to answer ({conf.reason}; "
-             f"score {conf.score:.2f}, floor {conf.floor:.2f})."]
+    lines = [
+        f"I need a clarification before answering {rewrite.original!r}.",
+        f"What I understood: {', '.join(understood)}.",
+        f"What is missing: evidence strong enough to answer ({conf.reason}; "
+        f"score {conf.score:.2f}, floor {conf.floor:.2f}).",
+    ]
     options = [_option(i, n) for i, n in enumerate(actx.candidates[:3], 1)]
     if options:
         lines.append("Did you mean one of these?")
         lines += [f"  {o['option']}. {o['label']} ({o['kind']}, {o['ref']})" for o in options]
     else:
-        lines.append("Nothing in the index is close. Name a function, class, module or "
-                     "documented task of this project.")
+        lines.append(
+            "Nothing in the index is close. Name a function, class, module or "
+            "documented task of this project."
+        )
     if actx.route.intent == Intent.WORKFLOW.value:
         lines.append(NO_RUN_NOTICE)
     return "\n".join(lines) + "\n", options
@@ -281,13 +316,16 @@ def index_summary(index: Any) -> str:
     by_kind = m.get("counts", {}).get("by_kind", {})
     kinds = ", ".join(f"{v} {k}" for k, v in sorted(by_kind.items()))
     packages = ", ".join(index.config.packages) or "the repository"
-    return (f"About this index: codecite indexed {m.get('node_count')} nodes from "
-            f"{len(m.get('files', {}))} files of {packages} ({kinds}). It answers only "
-            "from these sources, with citations, and asks for clarification when the "
-            "evidence is weak.")
+    return (
+        f"About this index: codecite indexed {m.get('node_count')} nodes from "
+        f"{len(m.get('files', {}))} files of {packages} ({kinds}). It answers only "
+        "from these sources, with citations, and asks for clarification when the "
+        "evidence is weak."
+    )
 
 
 # -- the engine --------------------------------------------------------------------------------
+
 
 def resolve_llm(llm: Any = None) -> Any:
     """``llm`` if given, else ``Settings.llm`` only if the user set one (never a default)."""
@@ -339,9 +377,16 @@ class CodeciteQueryEngine(CustomQueryEngine):
         ctx = retriever.retrieve_context(content_query(standalone, route))
         lexical = getattr(retriever, "lexical", retriever)  # a hybrid wraps the lexical one
         conf = assess(lexical, ctx, project is not None, floor=self.index.config.confidence_floor)
-        actx = assemble(self.index, ctx, conf, route, project=project,
-                        budget=self.token_budget, max_evidence=self.max_evidence,
-                        query=standalone)
+        actx = assemble(
+            self.index,
+            ctx,
+            conf,
+            route,
+            project=project,
+            budget=self.token_budget,
+            max_evidence=self.max_evidence,
+            query=standalone,
+        )
         return Prepared(query, rewrite, ctx.query, actx)
 
     def custom_query(self, query_str: str) -> Response | StreamingResponse:
@@ -371,11 +416,13 @@ class CodeciteQueryEngine(CustomQueryEngine):
 
     def _prompt(self, actx: AssembledContext) -> str:
         rules = WORKFLOW_RULE if actx.route.intent == Intent.WORKFLOW.value else ""
-        return self.answer_template.format(context=actx.render(), query=actx.query,
-                                           extra_rules=rules)
+        return self.answer_template.format(
+            context=actx.render(), query=actx.query, extra_rules=rules
+        )
 
-    def _llm_answer(self, llm: Any, actx: AssembledContext,
-                    meta: dict[str, Any]) -> Response | StreamingResponse:
+    def _llm_answer(
+        self, llm: Any, actx: AssembledContext, meta: dict[str, Any]
+    ) -> Response | StreamingResponse:
         prompt = self._prompt(actx)
         valid = [e.citation.id for e in actx.evidence]
         meta["path"] = PATH_ANSWER
@@ -388,8 +435,9 @@ class CodeciteQueryEngine(CustomQueryEngine):
         _record_check(meta, check, actx)
         return Response(text, _cited_nodes(actx, check), meta)
 
-    def _stream(self, llm: Any, prompt: str, actx: AssembledContext, meta: dict[str, Any],
-                valid: list[int]) -> StreamingResponse:
+    def _stream(
+        self, llm: Any, prompt: str, actx: AssembledContext, meta: dict[str, Any], valid: list[int]
+    ) -> StreamingResponse:
         nodes: list[NodeWithScore] = list(_nodes(actx.evidence))
 
         def done(check: CitationCheck) -> None:
@@ -403,33 +451,58 @@ class CodeciteQueryEngine(CustomQueryEngine):
         actx = prep.context
         conf = actx.confidence
         return {
-            "path": None, "query": prep.query, "standalone_query": prep.rewrite.standalone,
-            "rewrite": prep.rewrite.rule, "retrieval_query": prep.retrieval_query,
+            "path": None,
+            "query": prep.query,
+            "standalone_query": prep.rewrite.standalone,
+            "rewrite": prep.rewrite.rule,
+            "retrieval_query": prep.retrieval_query,
             "intent": actx.route.intent,
-            "workflow": actx.workflow, "confident": conf.confident,
-            "confidence": {"confident": conf.confident, "score": conf.score,
-                           "floor": conf.floor, "rule": conf.rule, "reason": conf.reason},
+            "workflow": actx.workflow,
+            "confident": conf.confident,
+            "confidence": {
+                "confident": conf.confident,
+                "score": conf.score,
+                "floor": conf.floor,
+                "rule": conf.rule,
+                "reason": conf.reason,
+            },
             "top_score": actx.top_score,
             "line": actx.project.to_json() if actx.project else None,
             "citations": [c.to_json() for c in actx.citations],
             "api_cards": [c.to_json() for c in actx.api_cards],
-            "related": list(actx.related), "degraded": actx.degraded,
-            "dropped": actx.dropped, "runs_anything": False,
+            "related": list(actx.related),
+            "degraded": actx.degraded,
+            "dropped": actx.dropped,
+            "runs_anything": False,
         }
 
     def _remember(self, prep: Prepared, meta: dict[str, Any]) -> None:
         if self.session is None:
             return
         actx = prep.context
-        symbols = tuple(dict.fromkeys(
-            str(e.metadata["symbol"]) for e in actx.evidence
-            if e.metadata.get("kind") in CODE_KINDS and e.metadata.get("symbol")
-        )) if meta["path"] != PATH_CLARIFY else ()
-        self.session.record(Turn(
-            query=prep.query, standalone=prep.rewrite.standalone, intent=actx.route.intent,
-            path=str(meta["path"]), workflow=actx.workflow,
-            line=actx.project.name if actx.project else None, symbols=symbols,
-            citations=tuple(c["ref"] for c in meta.get("citations", []))))
+        symbols = (
+            tuple(
+                dict.fromkeys(
+                    str(e.metadata["symbol"])
+                    for e in actx.evidence
+                    if e.metadata.get("kind") in CODE_KINDS and e.metadata.get("symbol")
+                )
+            )
+            if meta["path"] != PATH_CLARIFY
+            else ()
+        )
+        self.session.record(
+            Turn(
+                query=prep.query,
+                standalone=prep.rewrite.standalone,
+                intent=actx.route.intent,
+                path=str(meta["path"]),
+                workflow=actx.workflow,
+                line=actx.project.name if actx.project else None,
+                symbols=symbols,
+                citations=tuple(c["ref"] for c in meta.get("citations", [])),
+            )
+        )
 
 
 def _nodes(evidence: Iterable[Evidence]) -> Iterable[NodeWithScore]:

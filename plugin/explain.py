@@ -15,8 +15,8 @@ def explain_text(ctx: RetrievedContext) -> str:
         + (f"  [{ctx.expansion_source}]" if ctx.expansion_source else ""),
         f"variants v(q):   {' '.join(ctx.variants) or '(none)'}",
         f"workflow:        {ctx.workflow or '(none inferred)'}",
-        f"top score:       {ctx.top_score:.3f}" + (
-            f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),
+        f"top score:       {ctx.top_score:.3f}"
+        + (f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),
         "",
         "s = (bm25_q + w*bm25_e + wv*bm25_v) * priority * workflow * recipe * symbol * feedback"
         " * zero_config",
@@ -32,13 +32,19 @@ def explain_text(ctx: RetrievedContext) -> str:
             f"    L = {b.bm25_q:.3f} + w*{b.bm25_e:.3f} + wv*{b.bm25_v:.3f} = {b.lexical:.3f}; "
             f"x priority {b.priority:.2f} x workflow {b.workflow:.2f} x recipe {b.recipe:.2f} "
             f"x symbol {b.symbol:.2f} x feedback {b.feedback:.2f} x zero-config "
-            f"{b.zero_config:.2f} = {b.composed:.3f}")
+            f"{b.zero_config:.2f} = {b.composed:.3f}"
+        )
         if b.propagated_from:
             src = labels.get(b.propagated_from, b.propagated_from)
-            how = ("scored as its alias" if kinds.get(b.propagated_from) in CODE_KINDS
-                   else "propagated from doc section")
+            how = (
+                "scored as its alias"
+                if kinds.get(b.propagated_from) in CODE_KINDS
+                else "propagated from doc section"
+            )
             lines.append(f"    {how} {src}: final {b.final:.3f}")
         if b.dense_cosine is not None or b.dense_rank is not None:
-            lines.append(f"    dense cosine {b.dense_cosine}, lexical rank {b.lexical_rank}, "
-                         f"dense rank {b.dense_rank}, fused {b.final:.5f}")
+            lines.append(
+                f"    dense cosine {b.dense_cosine}, lexical rank {b.lexical_rank}, "
+                f"dense rank {b.dense_rank}, fused {b.final:.5f}"
+            )
     return "\n".join(lines)

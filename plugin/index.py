@@ -57,8 +57,9 @@ KINDS = ("python_symbol", "python_method", "module_doc", "doc_section", "recipe"
 _DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 
 
-QUERY_OPTIONS = frozenset({"kind", "workflow", "path", "filters", "dense",
-                           "embed_model", "vector_store", "symbol_gate"})  # the last: dense
+QUERY_OPTIONS = frozenset(
+    {"kind", "workflow", "path", "filters", "dense", "embed_model", "vector_store", "symbol_gate"}
+)  # the last: dense
 
 
 class CodeciteIndex:
@@ -69,8 +70,15 @@ class CodeciteIndex:
         >>> index.query("static shift correction", k=5)       # doctest: +SKIP
     """
 
-    def __init__(self, config: CodeciteConfig, manifest: dict[str, Any], nodes: list[TextNode],
-                 bm25: Any, symbol_table: SymbolTable | None, parts: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        config: CodeciteConfig,
+        manifest: dict[str, Any],
+        nodes: list[TextNode],
+        bm25: Any,
+        symbol_table: SymbolTable | None,
+        parts: dict[str, Any],
+    ) -> None:
         self.config = config
         self.manifest = manifest
         self.nodes = nodes
@@ -82,9 +90,15 @@ class CodeciteIndex:
 
     # -- loading --------------------------------------------------------------------
     @classmethod
-    def load(cls, path: str | Path = ".", *, index_dir: str | None = None,
-             config_file: str | Path | None = None, strict: bool = False,
-             check_stale: bool = True) -> CodeciteIndex:
+    def load(
+        cls,
+        path: str | Path = ".",
+        *,
+        index_dir: str | None = None,
+        config_file: str | Path | None = None,
+        strict: bool = False,
+        check_stale: bool = True,
+    ) -> CodeciteIndex:
         cfg = load_config(path, config_file, index_dir=index_dir)
         for attempt in range(3):
             before = _manifest_stamp(cfg.index_path)
@@ -93,8 +107,7 @@ class CodeciteIndex:
                 break
             except (IndexIntegrityError, IndexNotFoundError):
                 # a build swapping the index in leaves it absent or half-read for a moment
-                racing = build_running(cfg.index_path) or \
-                    _manifest_stamp(cfg.index_path) != before
+                racing = build_running(cfg.index_path) or _manifest_stamp(cfg.index_path) != before
                 if attempt == 2 or not racing:  # damage, not a build swapping the index in
                     raise
                 time.sleep(0.2)
@@ -106,27 +119,34 @@ class CodeciteIndex:
     def _read(cls, cfg: CodeciteConfig) -> CodeciteIndex:
         index_dir = cfg.index_path
         if not index_dir.exists() and not _put_back(index_dir):
-            raise IndexNotFoundError(f"no index at '{index_dir}'; run `codecite build` in "
-                                     f"'{cfg.root}' first")
+            raise IndexNotFoundError(
+                f"no index at '{index_dir}'; run `codecite build` in '{cfg.root}' first"
+            )
         manifest = read_manifest(index_dir)
         _check_trusted(cfg, manifest)
         _check_tokenizer(index_dir, manifest)
         verify_files(index_dir, manifest)
         records = read_node_records(index_dir / NODES)  # typed: a bad value is named
         if len(records) != manifest["node_count"]:
-            raise IndexIntegrityError(f"index file '{index_dir / NODES}' has {len(records)} "
-                                      f"nodes, the manifest says {manifest['node_count']}; "
-                                      "run `codecite build --full`")
+            raise IndexIntegrityError(
+                f"index file '{index_dir / NODES}' has {len(records)} "
+                f"nodes, the manifest says {manifest['node_count']}; "
+                "run `codecite build --full`"
+            )
         nodes = _decoded(index_dir / NODES, lambda: [node_from_record(r) for r in records])
         bm25 = _decoded(index_dir / BM25_DIR, lambda: load_bm25(index_dir))
         if _decoded(index_dir / BM25_DIR, lambda: int(bm25.scores["num_docs"])) != len(nodes):
-            raise IndexIntegrityError(f"lexical index '{index_dir / BM25_DIR}' does not match "
-                                      "nodes.jsonl; run `codecite build --full`")
+            raise IndexIntegrityError(
+                f"lexical index '{index_dir / BM25_DIR}' does not match "
+                "nodes.jsonl; run `codecite build --full`"
+            )
         _check_feedback(index_dir / FEEDBACK)
         parts = _decoded(index_dir, lambda: load_parts(index_dir, nodes))
         if _manifest_now(index_dir) != manifest:
-            raise IndexIntegrityError(f"index at '{index_dir}' was replaced while it was being "
-                                      "read (a build finished); load it again")
+            raise IndexIntegrityError(
+                f"index at '{index_dir}' was replaced while it was being "
+                "read (a build finished); load it again"
+            )
         return cls(cfg, manifest, nodes, bm25, None, parts)
 
     @property
@@ -136,8 +156,10 @@ class CodeciteIndex:
             path = self.config.index_path / SYMBOLS
             verify_files(self.config.index_path, self.manifest, only=(SYMBOLS,))
             modules = _decoded(path, lambda: dict(read_json(path)["modules"]))
-            self._symbol_table = _decoded(path, lambda: SymbolTable.from_parts(
-                modules.values(), (n.metadata for n in self.nodes)))
+            self._symbol_table = _decoded(
+                path,
+                lambda: SymbolTable.from_parts(modules.values(), (n.metadata for n in self.nodes)),
+            )
         return self._symbol_table
 
     # -- freshness --------------------------------------------------------------------
@@ -152,12 +174,16 @@ class CodeciteIndex:
         fresh = self.current_fingerprint()
         built = str(self.manifest.get("fingerprint"))
         if fresh != built:
-            message = (f"index at '{self.config.index_path}' was built from other sources "
-                       f"(fingerprint {built[:8]}... != {fresh[:8]}...); run `codecite build`")
+            message = (
+                f"index at '{self.config.index_path}' was built from other sources "
+                f"(fingerprint {built[:8]}... != {fresh[:8]}...); run `codecite build`"
+            )
         elif self.manifest.get("config_digest") != self.config.digest():
-            message = (f"index at '{self.config.index_path}' was built with other settings "
-                       f"than {self.config.source or 'the defaults'} now gives; "
-                       "run `codecite build`")
+            message = (
+                f"index at '{self.config.index_path}' was built with other settings "
+                f"than {self.config.source or 'the defaults'} now gives; "
+                "run `codecite build`"
+            )
         else:
             return
         if strict:
@@ -168,40 +194,65 @@ class CodeciteIndex:
     def _check_filters(self, workflow: Any, path: Any) -> None:
         """A filter no node can pass is a mistake (a typo), not an empty answer."""
         if workflow is not None:
-            known = sorted({str(n.metadata["workflow"]) for n in self.nodes
-                            if n.metadata.get("workflow")})
+            known = sorted(
+                {str(n.metadata["workflow"]) for n in self.nodes if n.metadata.get("workflow")}
+            )
             if workflow not in known:
-                raise QueryError(f"no indexed node has workflow {workflow!r}; workflows in "
-                                 f"this index: {', '.join(known) or 'none'}")
+                raise QueryError(
+                    f"no indexed node has workflow {workflow!r}; workflows in "
+                    f"this index: {', '.join(known) or 'none'}"
+                )
         if path is not None:
             prefix = path.strip("/") if isinstance(path, str) else None
-            if not prefix or not any(p == prefix or p.startswith(prefix + "/") for p in
-                                     (n.metadata["source_path"] for n in self.nodes)):
-                raise QueryError(f"no indexed file is under path {path!r}; give a "
-                                 "repository-relative folder or file, e.g. 'docs'")
+            if not prefix or not any(
+                p == prefix or p.startswith(prefix + "/")
+                for p in (n.metadata["source_path"] for n in self.nodes)
+            ):
+                raise QueryError(
+                    f"no indexed file is under path {path!r}; give a "
+                    "repository-relative folder or file, e.g. 'docs'"
+                )
 
-    def retriever(self, similarity_top_k: int = 10, *, kind: str | list[str] | None = None,
-                  workflow: str | None = None, path: str | None = None,
-                  filters: MetadataFilters | None = None, dense: bool = False,
-                  **kwargs: Any) -> Any:
+    def retriever(
+        self,
+        similarity_top_k: int = 10,
+        *,
+        kind: str | list[str] | None = None,
+        workflow: str | None = None,
+        path: str | None = None,
+        filters: MetadataFilters | None = None,
+        dense: bool = False,
+        **kwargs: Any,
+    ) -> Any:
         """A LlamaIndex retriever over this index (lexical, or hybrid with ``dense``)."""
         kinds = [kind] if isinstance(kind, str) else list(kind or [])
         unknown = [k for k in kinds if k not in KINDS]
         if unknown:
             raise QueryError(f"unknown kind {unknown[0]!r}; use one of {', '.join(KINDS)}")
-        if isinstance(similarity_top_k, bool) or not isinstance(similarity_top_k, int) \
-                or similarity_top_k <= 0:
+        if (
+            isinstance(similarity_top_k, bool)
+            or not isinstance(similarity_top_k, int)
+            or similarity_top_k <= 0
+        ):
             raise QueryError(f"k must be a positive integer, got {similarity_top_k!r}")
         self._check_filters(workflow, path)
         parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
-        dense_options = {k: kwargs.pop(k) for k in ("embed_model", "vector_store", "symbol_gate")
-                         if k in kwargs}  # codecite.dense.hybrid_retriever options
+        dense_options = {
+            k: kwargs.pop(k) for k in ("embed_model", "vector_store", "symbol_gate") if k in kwargs
+        }  # codecite.dense.hybrid_retriever options
         if "settings" not in kwargs and "feedback" not in kwargs:
             parts["node_arrays"] = self._node_arrays()  # made once, not on every query
         parts.update(kwargs)
-        lexical = CodeciteRetriever(self.nodes, self.bm25, similarity_top_k=similarity_top_k,
-                                    kinds=kinds or None, workflow=workflow, path_prefix=path,
-                                    filters=filters, **parts)
+        lexical = CodeciteRetriever(
+            self.nodes,
+            self.bm25,
+            similarity_top_k=similarity_top_k,
+            kinds=kinds or None,
+            workflow=workflow,
+            path_prefix=path,
+            filters=filters,
+            **parts,
+        )
         if not dense:
             return lexical
         from codecite.dense import hybrid_retriever
@@ -213,8 +264,9 @@ class CodeciteIndex:
         if self._arrays is None:
             from codecite.retrievers.bm25 import _NodeArrays
 
-            self._arrays = _NodeArrays(self.nodes, self._parts["settings"],
-                                       self._parts.get("feedback", {}))
+            self._arrays = _NodeArrays(
+                self.nodes, self._parts["settings"], self._parts.get("feedback", {})
+            )
         return self._arrays
 
     def query(self, query: str, k: int = 10, **filters: Any) -> RetrievedContext:
@@ -223,8 +275,10 @@ class CodeciteIndex:
             raise QueryError("the query is empty; ask a question or name a symbol")
         unknown = sorted(set(filters) - QUERY_OPTIONS - set(self._parts))
         if unknown:
-            raise QueryError(f"query() got an unknown argument {unknown[0]!r}; it takes k (the "
-                             "number of results), kind, workflow, path, filters and dense")
+            raise QueryError(
+                f"query() got an unknown argument {unknown[0]!r}; it takes k (the "
+                "number of results), kind, workflow, path, filters and dense"
+            )
         dense = bool(filters.pop("dense", False))
         retriever = self.retriever(k, dense=dense, **filters)
         return retriever.retrieve_context(query)
@@ -238,8 +292,14 @@ class CodeciteIndex:
             >>> plain = index.with_settings(doc_propagation=False)   # doctest: +SKIP
         """
         settings = dataclasses.replace(self._parts["settings"], **overrides)
-        return CodeciteIndex(self.config, self.manifest, self.nodes, self.bm25,
-                             self._symbol_table, {**self._parts, "settings": settings})
+        return CodeciteIndex(
+            self.config,
+            self.manifest,
+            self.nodes,
+            self.bm25,
+            self._symbol_table,
+            {**self._parts, "settings": settings},
+        )
 
     def node(self, node_id: str) -> TextNode | None:
         return self._by_id.get(node_id)
@@ -273,14 +333,20 @@ class CodeciteIndex:
         for s in m.get("skipped", []):
             skipped.setdefault(s["reason"], []).append(s["path"])
         out = {
-            "index_dir": str(self.config.index_path), "format_version": m["format_version"],
-            "codecite_version": m.get("codecite_version"), "created": m.get("created"),
-            "nodes": m.get("node_count"), "files": len(m.get("files", {})),
+            "index_dir": str(self.config.index_path),
+            "format_version": m["format_version"],
+            "codecite_version": m.get("codecite_version"),
+            "created": m.get("created"),
+            "nodes": m.get("node_count"),
+            "files": len(m.get("files", {})),
             "by_kind": m.get("counts", {}).get("by_kind", {}),
             "by_workflow": m.get("counts", {}).get("by_workflow", {}),
-            "fingerprint": m.get("fingerprint"), "config_digest": m.get("config_digest"),
-            "embedding": m.get("embedding"), "doc_refs": m.get("doc_refs"),
-            "mined_expansion": m.get("mined_expansion"), "skipped": skipped,
+            "fingerprint": m.get("fingerprint"),
+            "config_digest": m.get("config_digest"),
+            "embedding": m.get("embedding"),
+            "doc_refs": m.get("doc_refs"),
+            "mined_expansion": m.get("mined_expansion"),
+            "skipped": skipped,
             "warnings": m.get("warnings", []),
         }
         if check_stale:
@@ -290,8 +356,10 @@ class CodeciteIndex:
     def _repr_html_(self) -> str:
         s = self.stats(check_stale=False)
         rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in s["by_kind"].items())
-        return (f"<b>codecite index</b> {s['index_dir']}: {s['nodes']} nodes from "
-                f"{s['files']} files<table>{rows}</table>")
+        return (
+            f"<b>codecite index</b> {s['index_dir']}: {s['nodes']} nodes from "
+            f"{s['files']} files<table>{rows}</table>"
+        )
 
     # -- answers (codecite.engine) -------------------------------------------------------------
     def as_query_engine(self, **kwargs: Any) -> Any:
@@ -300,8 +368,9 @@ class CodeciteIndex:
 
         return CodeciteQueryEngine(index=self, **kwargs)
 
-    def ask(self, query: str, llm: Any = None, session: Any = None, k: int | None = None,
-            **kwargs: Any) -> Any:
+    def ask(
+        self, query: str, llm: Any = None, session: Any = None, k: int | None = None, **kwargs: Any
+    ) -> Any:
         """Answer ``query`` with citations, or ask for clarification (a LlamaIndex Response).
 
         ``k`` is the number of evidence nodes retrieved (the engine's ``similarity_top_k``).
@@ -315,8 +384,10 @@ class CodeciteIndex:
             kwargs["similarity_top_k"] = k
         unknown = sorted(set(kwargs) - set(CodeciteQueryEngine.model_fields))
         if unknown:
-            raise QueryError(f"ask() takes no argument {unknown[0]!r}; filters (kind, workflow, "
-                             "path) belong to index.query()")
+            raise QueryError(
+                f"ask() takes no argument {unknown[0]!r}; filters (kind, workflow, "
+                "path) belong to index.query()"
+            )
         return self.as_query_engine(llm=llm, session=session, **kwargs).query(query)
 
 
@@ -325,11 +396,14 @@ def _decoded(path: Path, make: Any) -> Any:
     try:
         return make()
     except FileNotFoundError as exc:
-        raise IndexIntegrityError(f"index file '{exc.filename or path}' is missing; "
-                                  "run `codecite build --full`") from exc
+        raise IndexIntegrityError(
+            f"index file '{exc.filename or path}' is missing; run `codecite build --full`"
+        ) from exc
     except (OSError, *_DECODE_ERRORS) as exc:
-        raise IndexIntegrityError(f"index file '{path}' cannot be read ({type(exc).__name__}: "
-                                  f"{str(exc)[:200]}); run `codecite build --full`") from exc
+        raise IndexIntegrityError(
+            f"index file '{path}' cannot be read ({type(exc).__name__}: "
+            f"{str(exc)[:200]}); run `codecite build --full`"
+        ) from exc
 
 
 def _check_feedback(path: Path) -> None:
@@ -341,8 +415,10 @@ def _check_feedback(path: Path) -> None:
     except IndexIntegrityError as exc:
         data = exc
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise IndexIntegrityError(f"'{path}' is damaged or not a feedback table; remove it "
-                                  "(its votes are lost) or restore it from a backup")
+        raise IndexIntegrityError(
+            f"'{path}' is damaged or not a feedback table; remove it "
+            "(its votes are lost) or restore it from a backup"
+        )
 
 
 def _manifest_stamp(index_dir: Path) -> tuple[int, int, int] | None:
@@ -358,8 +434,9 @@ def _manifest_now(index_dir: Path) -> Any:
     try:
         return read_manifest(index_dir)
     except IndexNotFoundError as exc:
-        raise IndexIntegrityError(f"index at '{index_dir}' was replaced while it was being "
-                                  "read; load it again") from exc
+        raise IndexIntegrityError(
+            f"index at '{index_dir}' was replaced while it was being read; load it again"
+        ) from exc
 
 
 def _put_back(index_dir: Path) -> bool:
@@ -370,8 +447,9 @@ def _put_back(index_dir: Path) -> bool:
     if build_running(index_dir):
         if index_dir.exists():
             return True
-        raise IndexIntegrityError(f"index at '{index_dir}' is being replaced by a running "
-                                  "build; load it again")
+        raise IndexIntegrityError(
+            f"index at '{index_dir}' is being replaced by a running build; load it again"
+        )
     return recover_unlocked(index_dir) or index_dir.exists()
 
 
@@ -385,7 +463,8 @@ def _check_trusted(cfg: CodeciteConfig, manifest: dict[str, Any]) -> None:
         f"index at '{cfg.index_path}' was not built by this user on this machine (its keyed "
         "digest does not verify), so its text may match no source file; run `codecite build` "
         "to rebuild it here, or set trust_index_from_elsewhere = true in [tool.codecite] to "
-        "serve a prebuilt index you ship on purpose")
+        "serve a prebuilt index you ship on purpose"
+    )
 
 
 def _check_tokenizer(index_dir: Path, manifest: dict[str, Any]) -> None:
@@ -394,9 +473,11 @@ def _check_tokenizer(index_dir: Path, manifest: dict[str, Any]) -> None:
 
     current = TokenizerSettings().to_json()
     if manifest.get("tokenizer") != current:
-        raise ManifestError(f"index at '{index_dir}' was tokenized with "
-                            f"{manifest.get('tokenizer')}, this codecite tokenizes queries with "
-                            f"{current}; run `codecite build --full`")
+        raise ManifestError(
+            f"index at '{index_dir}' was tokenized with "
+            f"{manifest.get('tokenizer')}, this codecite tokenizes queries with "
+            f"{current}; run `codecite build --full`"
+        )
 
 
 def load(path: str | Path = ".", **kwargs: Any) -> CodeciteIndex:

@@ -35,16 +35,24 @@ from codecite.terms import CODE_KINDS, DOC_KINDS, Keys, NodeTerms, mined
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
     r = cfg.retrieval
     return ScoringSettings(
-        expansion_weight=r.expansion_weight, priority_step=r.priority_step,
-        workflow_boost=r.workflow_boost, recipe_boost=r.recipe_boost,
-        symbol_boost=r.symbol_boost, feedback_floor=r.feedback_floor,
+        expansion_weight=r.expansion_weight,
+        priority_step=r.priority_step,
+        workflow_boost=r.workflow_boost,
+        recipe_boost=r.recipe_boost,
+        symbol_boost=r.symbol_boost,
+        feedback_floor=r.feedback_floor,
         expansions=dict(cfg.expansions),
         workflows={w.name: w.keywords for w in cfg.workflows},
-        doc_propagation=r.doc_propagation, propagation_share=r.propagation_share,
-        mined_expansion=r.mined_expansion, public_api_factor=r.public_api_factor,
-        query_variants=r.query_variants, variant_weight=r.variant_weight,
+        doc_propagation=r.doc_propagation,
+        propagation_share=r.propagation_share,
+        mined_expansion=r.mined_expansion,
+        public_api_factor=r.public_api_factor,
+        query_variants=r.query_variants,
+        variant_weight=r.variant_weight,
         low_value_doc_factor=r.low_value_doc_factor,
-        max_sections_per_file=r.max_sections_per_file, doc_factor=r.doc_factor)
+        max_sections_per_file=r.max_sections_per_file,
+        doc_factor=r.doc_factor,
+    )
 
 
 def _private_module(module: str) -> bool:
@@ -55,8 +63,9 @@ def annotate_public(keys: Keys, table: SymbolTable) -> None:
     """Mark code symbols importable from a public module (directly or re-exported)."""
     reexported: set[str] | None = None
     private: dict[str, bool] = {}
-    for i, (kind, symbol, module) in enumerate(zip(keys.kind, keys.symbol, keys.module,
-                                                   strict=True)):
+    for i, (kind, symbol, module) in enumerate(
+        zip(keys.kind, keys.symbol, keys.module, strict=True)
+    ):
         if kind not in CODE_KINDS:
             continue
         symbol = symbol or ""
@@ -176,8 +185,9 @@ def _own_module(keys: Keys, i: int) -> str | None:
     return keys.module[i] if keys.kind[i] == "module_doc" else None
 
 
-def code_edges(keys: Keys, resolver: RefResolver, index_of: dict[str, int],
-               known: set[tuple[int, int]]) -> list[tuple[int, int]]:
+def code_edges(
+    keys: Keys, resolver: RefResolver, index_of: dict[str, int], known: set[tuple[int, int]]
+) -> list[tuple[int, int]]:
     """(section, symbol) for symbols a section's code examples use, when specific.
 
     A symbol that the examples of many sections import (``define``, ``field``)
@@ -193,17 +203,21 @@ def code_edges(keys: Keys, resolver: RefResolver, index_of: dict[str, int],
         targets = {resolver.resolve_in(ref, module) for ref in refs} - {None}
         for target in targets:
             users.setdefault(index_of[str(target)], []).append(i)
-    return sorted((section, symbol) for symbol, sections in users.items()
-                  if len(sections) <= MAX_CODE_REF_SECTIONS for section in sections
-                  if (section, symbol) not in known)
+    return sorted(
+        (section, symbol)
+        for symbol, sections in users.items()
+        if len(sections) <= MAX_CODE_REF_SECTIONS
+        for section in sections
+        if (section, symbol) not in known
+    )
 
 
 _ALIAS_VALUE = re.compile(
-    r"^(?:(?:functools\.)?partial\(\s*([A-Za-z_][\w.]*)\s*[,)]|([A-Za-z_][\w.]*)\s*$)")
+    r"^(?:(?:functools\.)?partial\(\s*([A-Za-z_][\w.]*)\s*[,)]|([A-Za-z_][\w.]*)\s*$)"
+)
 
 
-def alias_edges(keys: Keys, table: SymbolTable,
-                index_of: dict[str, int]) -> list[tuple[int, int]]:
+def alias_edges(keys: Keys, table: SymbolTable, index_of: dict[str, int]) -> list[tuple[int, int]]:
     """(alias node, target node) for assignments that rename a symbol.
 
     ``ib = attr = attrib`` or ``frozen = partial(define, ...)`` make a public
@@ -212,8 +226,9 @@ def alias_edges(keys: Keys, table: SymbolTable,
     another name, and is no alias.
     """
     edges = []
-    for i, (symbol_type, signature) in enumerate(zip(keys.symbol_type, keys.signature,
-                                                     strict=True)):
+    for i, (symbol_type, signature) in enumerate(
+        zip(keys.symbol_type, keys.signature, strict=True)
+    ):
         if symbol_type != "assignment" or not signature:
             continue
         value = str(signature).rsplit(" = ", 1)[-1]
@@ -236,41 +251,66 @@ def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:
     A node's prose words and name parts (``codecite.terms.mining_rows``) are
     stored as term rows, so nothing is re-tokenized here.
     """
-    nodes = np.array([i for i, (kind, doc) in enumerate(zip(keys.kind, keys.docstring,
-                                                              strict=True))
-                      if mined(kind, doc)], dtype=np.int64)
+    nodes = np.array(
+        [
+            i
+            for i, (kind, doc) in enumerate(zip(keys.kind, keys.docstring, strict=True))
+            if mined(kind, doc)
+        ],
+        dtype=np.int64,
+    )
     words = Rows(terms.prose_ptr, terms.prose_ids).take(nodes)
     idents = Rows(terms.ident_ptr, terms.ident_ids).take(nodes)
     return mine_rows(words, idents, terms.vocab, vocab_sorted=True)
 
 
-def write_derived(index_dir: Path, cfg: CodeciteConfig, keys: Keys, terms: NodeTerms,
-                  table: SymbolTable, records: Callable[[], list[dict[str, Any]]], embed: Any,
-                  progress: Callable[[str, int, int], None] | None) -> dict[str, Any]:
+def write_derived(
+    index_dir: Path,
+    cfg: CodeciteConfig,
+    keys: Keys,
+    terms: NodeTerms,
+    table: SymbolTable,
+    records: Callable[[], list[dict[str, Any]]],
+    embed: Any,
+    progress: Callable[[str, int, int], None] | None,
+) -> dict[str, Any]:
     """Write every derived table into ``index_dir``; returns manifest entries.
 
     ``records`` gives the whole node records, only called when vectors are made.
     """
     settings = scoring_settings(cfg)
-    save_bm25_arrays(bm25_arrays(terms.vocab, terms.doc_ptr, terms.doc_ids, terms.doc_tf,
-                                 k1=cfg.retrieval.k1, b=cfg.retrieval.b), index_dir)
+    save_bm25_arrays(
+        bm25_arrays(
+            terms.vocab,
+            terms.doc_ptr,
+            terms.doc_ids,
+            terms.doc_tf,
+            k1=cfg.retrieval.k1,
+            b=cfg.retrieval.b,
+        ),
+        index_dir,
+    )
     sections, symbols = doc_edges(keys, table)
     mined = mined_table(keys, terms) if cfg.retrieval.mined_expansion else {}
     (index_dir / "extras").mkdir(exist_ok=True)
-    (index_dir / EDGES_FILE).write_text(json.dumps({"sections": sections, "symbols": symbols}),
-                                        encoding="utf-8")
+    (index_dir / EDGES_FILE).write_text(
+        json.dumps({"sections": sections, "symbols": symbols}), encoding="utf-8"
+    )
     (index_dir / MINED_FILE).write_text(json.dumps(mined), encoding="utf-8")
-    (index_dir / SETTINGS_FILE).write_text(json.dumps(
-        {"settings": settings.to_json(), "similarity_top_k": 10}), encoding="utf-8")
+    (index_dir / SETTINGS_FILE).write_text(
+        json.dumps({"settings": settings.to_json(), "similarity_top_k": 10}), encoding="utf-8"
+    )
     embedding = None
     if _vectors_wanted(cfg, embed):
         from codecite.dense import write_vectors
 
         embedding = write_vectors(index_dir, cfg, records(), embed, progress)
-    return {"lexical": {"backend": "bm25s", "k1": cfg.retrieval.k1, "b": cfg.retrieval.b},
-            "doc_refs": {"edges": len(sections)},
-            "mined_expansion": {"words": len(mined)},
-            "embedding": embedding}
+    return {
+        "lexical": {"backend": "bm25s", "k1": cfg.retrieval.k1, "b": cfg.retrieval.b},
+        "doc_refs": {"edges": len(sections)},
+        "mined_expansion": {"words": len(mined)},
+        "embedding": embedding,
+    }
 
 
 def _vectors_wanted(cfg: CodeciteConfig, embed: Any) -> bool:

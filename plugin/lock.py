@@ -59,9 +59,15 @@ def _parse(raw: bytes) -> list[dict[str, str]]:
     entries = data.get("created") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         return []
-    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("name"), str)
-            and e.get("role") in (STAGING, RETIRED) and "/" not in e["name"]
-            and e["name"] not in ("", ".", "..")]
+    return [
+        e
+        for e in entries
+        if isinstance(e, dict)
+        and isinstance(e.get("name"), str)
+        and e.get("role") in (STAGING, RETIRED)
+        and "/" not in e["name"]
+        and e["name"] not in ("", ".", "..")
+    ]
 
 
 @dataclass
@@ -105,13 +111,16 @@ def _open_lock_file(index_dir: Path) -> int:
         fd = os.open(path, flags | os.O_NONBLOCK, 0o666)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ForeignPathError(f"'{path}' is a symbolic link, not a codecite lock file; "
-                                   "choose another index_dir") from exc
+            raise ForeignPathError(
+                f"'{path}' is a symbolic link, not a codecite lock file; choose another index_dir"
+            ) from exc
         raise
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode) or not _is_ours(os.pread(fd, 4096, 0)):
-            raise ForeignPathError(f"'{path}' exists and is not a codecite lock file; codecite "
-                                   "will not overwrite it: move it, or choose another index_dir")
+            raise ForeignPathError(
+                f"'{path}' exists and is not a codecite lock file; codecite "
+                "will not overwrite it: move it, or choose another index_dir"
+            )
     except BaseException:
         os.close(fd)
         raise
@@ -148,8 +157,9 @@ def _still_linked(fd: int, path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def build_lock(index_dir: Path, wait: bool = False,
-               timeout: float = LOCK_WAIT_SECONDS) -> Iterator[Journal]:
+def build_lock(
+    index_dir: Path, wait: bool = False, timeout: float = LOCK_WAIT_SECONDS
+) -> Iterator[Journal]:
     """Hold the exclusive build lock of ``index_dir``; yields its journal.
 
     With ``wait`` a second build waits for the first (up to ``timeout``
@@ -170,7 +180,8 @@ def build_lock(index_dir: Path, wait: bool = False,
             os.close(fd)
             raise IndexLockedError(
                 f"another build{f' (pid {holder})' if holder else ''} is writing the index at "
-                f"'{index_dir}'; wait for it, or run `codecite build --wait`")
+                f"'{index_dir}'; wait for it, or run `codecite build --wait`"
+            )
         else:
             time.sleep(pause)
             pause = min(pause * 2, LOCK_POLL_SECONDS[1])
@@ -193,8 +204,13 @@ def build_running(index_dir: Path) -> bool:
     if fcntl is None:  # pragma: no cover
         return False
     try:
-        fd = os.open(lock_path(index_dir), os.O_RDONLY | os.O_NONBLOCK
-                     | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(
+            lock_path(index_dir),
+            os.O_RDONLY
+            | os.O_NONBLOCK
+            | getattr(os, "O_NOFOLLOW", 0)
+            | getattr(os, "O_CLOEXEC", 0),
+        )
     except OSError:
         return False
     try:

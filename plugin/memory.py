@@ -47,6 +47,7 @@ _WORDS = re.compile(r"[A-Za-z]+|\d+")
 
 # -- registry ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class RegistryEntry:
     """A named thing of the project (a survey line, a dataset, an environment)."""
@@ -58,16 +59,22 @@ class RegistryEntry:
     description: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "aliases": list(self.aliases), "path": self.path,
-                "defaults": dict(self.defaults), "description": self.description}
+        return {
+            "name": self.name,
+            "aliases": list(self.aliases),
+            "path": self.path,
+            "defaults": dict(self.defaults),
+            "description": self.description,
+        }
 
     def summary(self) -> str:
         parts = [self.name]
         if self.path:
             parts.append(f"path {self.path}")
         if self.defaults:
-            parts.append("defaults " + ", ".join(f"{k}={v!r}" for k, v in
-                                                 sorted(self.defaults.items())))
+            parts.append(
+                "defaults " + ", ".join(f"{k}={v!r}" for k, v in sorted(self.defaults.items()))
+            )
         if self.description:
             parts.append(self.description)
         return "; ".join(parts)
@@ -89,9 +96,13 @@ def _norm(text: str) -> str:
 
 
 def _entry(name: str, raw: Mapping[str, Any]) -> RegistryEntry:
-    return RegistryEntry(name=str(name), aliases=tuple(str(a) for a in raw.get("aliases", ())),
-                         path=raw.get("path"), defaults=dict(raw.get("defaults") or {}),
-                         description=raw.get("description"))
+    return RegistryEntry(
+        name=str(name),
+        aliases=tuple(str(a) for a in raw.get("aliases", ())),
+        path=raw.get("path"),
+        defaults=dict(raw.get("defaults") or {}),
+        description=raw.get("description"),
+    )
 
 
 class ProjectRegistry:
@@ -159,10 +170,11 @@ class ProjectRegistry:
             i += hit[1]
         return found
 
-    def _match_at(self, query: str, spans: list[tuple[str, int, int]], i: int
-                  ) -> tuple[Mention, int] | None:
+    def _match_at(
+        self, query: str, spans: list[tuple[str, int, int]], i: int
+    ) -> tuple[Mention, int] | None:
         for width in (4, 3, 2, 1):
-            window = spans[i:i + width]
+            window = spans[i : i + width]
             if len(window) < width:
                 continue
             key = "".join(w.lower() for w, _, _ in window)
@@ -196,29 +208,38 @@ def load_registry_file(root: Path, relpath: str) -> dict[str, Mapping[str, Any]]
     base = Path(root).resolve()
     path = (base / relpath).resolve()
     if not path.is_relative_to(base):
-        raise ConfigError(f"registry_file '{relpath}' points outside the repository "
-                          f"'{base}'; use a path inside it")
+        raise ConfigError(
+            f"registry_file '{relpath}' points outside the repository "
+            f"'{base}'; use a path inside it"
+        )
     if not path.exists():
-        raise ConfigError(f"registry_file '{relpath}' does not exist under '{base}'; "
-                          "create it or remove the key")
+        raise ConfigError(
+            f"registry_file '{relpath}' does not exist under '{base}'; create it or remove the key"
+        )
     try:
         text = read_regular_file(path, root=base, limit=MAX_METADATA_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:  # a FIFO, a device, too large, not UTF-8
-        raise ConfigError(f"registry_file '{relpath}' cannot be read ({exc}); point it at a "
-                          "regular UTF-8 file inside the repository") from exc
+        raise ConfigError(
+            f"registry_file '{relpath}' cannot be read ({exc}); point it at a "
+            "regular UTF-8 file inside the repository"
+        ) from exc
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"registry_file '{relpath}' cannot be parsed ({exc}); "
-                          "fix its syntax") from exc
+        raise ConfigError(
+            f"registry_file '{relpath}' cannot be parsed ({exc}); fix its syntax"
+        ) from exc
     table = data.get("registry", data) if isinstance(data, dict) else None
     if not isinstance(table, dict) or not all(isinstance(v, dict) for v in table.values()):
-        raise ConfigError(f"registry_file '{relpath}' must map names to tables of "
-                          "aliases/path/defaults/description")
+        raise ConfigError(
+            f"registry_file '{relpath}' must map names to tables of "
+            "aliases/path/defaults/description"
+        )
     return table
 
 
 # -- session -----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Turn:
@@ -259,17 +280,32 @@ class Session:
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"session file '{p}' is not readable JSON ({exc}); "
-                              "delete it to start a new session") from exc
-        turns = [Turn(**{**t, "symbols": tuple(t.get("symbols", ())),
-                         "citations": tuple(t.get("citations", ()))})
-                 for t in data.get("turns", [])]
-        return cls(path=p, turns=turns, choices=dict(data.get("choices", {})),
-                   workflow_history=list(data.get("workflow_history", [])))
+            raise ConfigError(
+                f"session file '{p}' is not readable JSON ({exc}); delete it to start a new session"
+            ) from exc
+        turns = [
+            Turn(
+                **{
+                    **t,
+                    "symbols": tuple(t.get("symbols", ())),
+                    "citations": tuple(t.get("citations", ())),
+                }
+            )
+            for t in data.get("turns", [])
+        ]
+        return cls(
+            path=p,
+            turns=turns,
+            choices=dict(data.get("choices", {})),
+            workflow_history=list(data.get("workflow_history", [])),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"turns": [asdict(t) for t in self.turns], "choices": self.choices,
-                "workflow_history": self.workflow_history}
+        return {
+            "turns": [asdict(t) for t in self.turns],
+            "choices": self.choices,
+            "workflow_history": self.workflow_history,
+        }
 
     def save(self) -> None:
         if self.path is None:
@@ -285,8 +321,14 @@ class Session:
         if turn.line:
             self.choices["line"] = turn.line
         if turn.intent == "workflow":
-            self.workflow_history.append({"query": turn.standalone, "workflow": turn.workflow,
-                                          "line": turn.line, "status": "reported, not run"})
+            self.workflow_history.append(
+                {
+                    "query": turn.standalone,
+                    "workflow": turn.workflow,
+                    "line": turn.line,
+                    "status": "reported, not run",
+                }
+            )
         self.save()
 
     @property
@@ -303,6 +345,7 @@ class Session:
 
 
 # -- follow-up rewriting ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Rewrite:
@@ -325,13 +368,17 @@ def _swap_line(last: Turn, new_line: str, registry: ProjectRegistry) -> str:
     old = registry.mentions(base)
     if old:
         m = old[0]
-        return f"{base[:m.start]}{new_line}{base[m.end:]}"
+        return f"{base[: m.start]}{new_line}{base[m.end :]}"
     return f"{base.rstrip(' ?.!')} on {new_line}"
 
 
 def _is_followup(query: str) -> bool:
-    return bool(_LEADING.match(query) or _ACTION_REF.search(query) or _OTHER.search(query)
-                or re.match(r"^\s*(?:what|how) about\b", query, re.I))
+    return bool(
+        _LEADING.match(query)
+        or _ACTION_REF.search(query)
+        or _OTHER.search(query)
+        or re.match(r"^\s*(?:what|how) about\b", query, re.I)
+    )
 
 
 def _rewrite_line(query: str, session: Session, registry: ProjectRegistry) -> str | None:
@@ -339,18 +386,43 @@ def _rewrite_line(query: str, session: Session, registry: ProjectRegistry) -> st
     found = registry.mentions(query)
     if last is None or not found or not _is_followup(query):
         return None
-    leftover = _LEADING.sub("", query[:found[0].start] + query[found[0].end:])
+    leftover = _LEADING.sub("", query[: found[0].start] + query[found[0].end :])
     content = [w for w in _WORDS.findall(leftover.lower()) if w not in _FILLER]
     if content:  # "now plot the strike on line 3" is a new request, not a repeat
         return None
     return _swap_line(last, found[0].entry.name, registry)
 
 
-_FILLER = frozenset({
-    "now", "do", "it", "on", "for", "with", "the", "same", "again", "please", "what", "about",
-    "how", "and", "that", "this", "to", "then", "also", "run", "apply", "one", "too", "as",
-    "well", "instead",
-})
+_FILLER = frozenset(
+    {
+        "now",
+        "do",
+        "it",
+        "on",
+        "for",
+        "with",
+        "the",
+        "same",
+        "again",
+        "please",
+        "what",
+        "about",
+        "how",
+        "and",
+        "that",
+        "this",
+        "to",
+        "then",
+        "also",
+        "run",
+        "apply",
+        "one",
+        "too",
+        "as",
+        "well",
+        "instead",
+    }
+)
 
 
 def _rewrite_repeat(query: str, session: Session) -> str | None:
@@ -393,8 +465,9 @@ def _rewrite_topic(query: str, session: Session) -> str | None:
     return f"{_LEADING.sub('', query).rstrip(' ?.!')} ({last.standalone.rstrip(' ?.!')})"
 
 
-def rewrite_followup(query: str, session: Session | None,
-                     registry: ProjectRegistry | None = None) -> Rewrite:
+def rewrite_followup(
+    query: str, session: Session | None, registry: ProjectRegistry | None = None
+) -> Rewrite:
     """Make a follow-up standalone using the session's last query, symbol and line.
 
     The rules, first match wins: a new registry mention with nothing else new
@@ -407,11 +480,13 @@ def rewrite_followup(query: str, session: Session | None,
     if session is None or session.last is None:
         return Rewrite(query, query)
     registry = registry or ProjectRegistry()
-    rules = (("line", lambda: _rewrite_line(query, session, registry)),
-             ("repeat", lambda: _rewrite_repeat(query, session)),
-             ("other", lambda: _rewrite_other(query, session)),
-             ("pronoun", lambda: _rewrite_pronoun(query, session)),
-             ("topic", lambda: _rewrite_topic(query, session)))
+    rules = (
+        ("line", lambda: _rewrite_line(query, session, registry)),
+        ("repeat", lambda: _rewrite_repeat(query, session)),
+        ("other", lambda: _rewrite_other(query, session)),
+        ("pronoun", lambda: _rewrite_pronoun(query, session)),
+        ("topic", lambda: _rewrite_topic(query, session)),
+    )
     for name, rule in rules:
         out = rule()
         if out:

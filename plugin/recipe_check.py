@@ -29,8 +29,20 @@ from .validation import validate_generated_code
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CLI_COMMANDS = frozenset({"build", "stats", "query", "ask", "chat", "eval", "report",
-                                  "validate", "check-recipes", "feedback"})
+DEFAULT_CLI_COMMANDS = frozenset(
+    {
+        "build",
+        "stats",
+        "query",
+        "ask",
+        "chat",
+        "eval",
+        "report",
+        "validate",
+        "check-recipes",
+        "feedback",
+    }
+)
 PYTHON_LANGS = frozenset({"python", "py", "python3", "pycon", "pytb"})
 SHELL_LANGS = frozenset({"bash", "sh", "shell", "console", "zsh", "shell-session", ""})
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
@@ -71,7 +83,7 @@ class RecipeReport:
 @dataclass(frozen=True)
 class _Block:
     lang: str
-    start: int            # line number of the block's first content line
+    start: int  # line number of the block's first content line
     lines: tuple[str, ...]
 
 
@@ -124,11 +136,15 @@ class _RecipeChecker:
                 continue
             ref = self.ns.chain(name, called=bool(match.group(2)))
             if ref.kind is RefKind.ABSENT:
-                self.problem(line, name, with_hint(
-                    f"`{name}` does not exist in the indexed package", ref.suggestions))
+                self.problem(
+                    line,
+                    name,
+                    with_hint(f"`{name}` does not exist in the indexed package", ref.suggestions),
+                )
             elif ref.kind is RefKind.UNKNOWN:
-                self.problem(line, name, f"`{name}` cannot be verified statically: "
-                             f"{ref.reason}", "warning")
+                self.problem(
+                    line, name, f"`{name}` cannot be verified statically: {ref.reason}", "warning"
+                )
             elif name not in self.checked:
                 self.checked.append(name)
 
@@ -137,15 +153,21 @@ class _RecipeChecker:
             command = match.group(1)
             if command not in self.cli:
                 known = ", ".join(sorted(self.cli))
-                self.problem(line, f"codecite {command}", f"`codecite {command}` is not a "
-                             f"codecite subcommand (known: {known})")
+                self.problem(
+                    line,
+                    f"codecite {command}",
+                    f"`codecite {command}` is not a codecite subcommand (known: {known})",
+                )
 
     def python_block(self, block: _Block) -> None:
         seen = {p.line for p in self.problems}
         for offset, line in enumerate(block.lines):
             self.dotted(block.start + offset, line)
-        code = _doctest_to_code(block.lines) if block.lang == "pycon" or any(
-            line.lstrip().startswith(">>>") for line in block.lines) else "\n".join(block.lines)
+        code = (
+            _doctest_to_code(block.lines)
+            if block.lang == "pycon" or any(line.lstrip().startswith(">>>") for line in block.lines)
+            else "\n".join(block.lines)
+        )
         result = validate_generated_code(code, self.ns.table, package=self.ns.packages)
         flagged = {p.line for p in self.problems} - seen
         for finding in result["findings"]:
@@ -166,15 +188,20 @@ class _RecipeChecker:
             elif block.lang in SHELL_LANGS:
                 for offset, line in enumerate(block.lines):
                     self.cli_command(block.start + offset, line)
-        return RecipeReport(self.label, tuple(self.checked), tuple(self.problems),
-                            tuple(self.warnings))
+        return RecipeReport(
+            self.label, tuple(self.checked), tuple(self.problems), tuple(self.warnings)
+        )
 
 
-def _recipe_files(recipe_dir_or_files: str | Path | Iterable[str | Path]
-                  ) -> Iterator[tuple[Path, str]]:
+def _recipe_files(
+    recipe_dir_or_files: str | Path | Iterable[str | Path],
+) -> Iterator[tuple[Path, str]]:
     """(path, label) pairs; a folder's files are labelled ``folder/relative.md``."""
-    items = [recipe_dir_or_files] if isinstance(recipe_dir_or_files, (str, Path)) \
+    items = (
+        [recipe_dir_or_files]
+        if isinstance(recipe_dir_or_files, (str, Path))
         else list(recipe_dir_or_files)
+    )
     for item in map(Path, items):
         if item.is_dir():
             for path in sorted(item.rglob("*.md")):
@@ -184,9 +211,11 @@ def _recipe_files(recipe_dir_or_files: str | Path | Iterable[str | Path]
             yield item, item.as_posix()
 
 
-def check_recipes(recipe_dir_or_files: str | Path | Iterable[str | Path], table: SymbolTable,
-                  cli_commands: set[str] | frozenset[str] = DEFAULT_CLI_COMMANDS
-                  ) -> list[RecipeReport]:
+def check_recipes(
+    recipe_dir_or_files: str | Path | Iterable[str | Path],
+    table: SymbolTable,
+    cli_commands: set[str] | frozenset[str] = DEFAULT_CLI_COMMANDS,
+) -> list[RecipeReport]:
     """Check recipe Markdown files against ``table`` and the known CLI subcommands.
 
     Args:
@@ -204,8 +233,9 @@ def check_recipes(recipe_dir_or_files: str | Path | Iterable[str | Path], table:
         try:
             data = read_regular_file(path, root=None, limit=MAX_METADATA_BYTES)
         except OSError as exc:
-            raise ConfigError(f"recipe '{label}' cannot be read ({exc}); give a regular "
-                              "Markdown file") from exc
+            raise ConfigError(
+                f"recipe '{label}' cannot be read ({exc}); give a regular Markdown file"
+            ) from exc
         reports.append(checker.run(data.decode("utf-8", errors="replace")))
         logger.debug("recipe %s: %d problem(s)", label, len(reports[-1].problems))
     return reports

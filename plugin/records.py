@@ -54,8 +54,7 @@ from codecite.errors import IndexIntegrityError
 from codecite.node_parsers.schema import NodeKind
 from codecite.store import REBUILD_FIX, check_size
 
-__all__ = ["METADATA_FIELDS", "REQUIRED_METADATA", "Shape", "read_node_records",
-           "record_problem"]
+__all__ = ["METADATA_FIELDS", "REQUIRED_METADATA", "Shape", "read_node_records", "record_problem"]
 
 
 class Shape(str, Enum):
@@ -72,24 +71,48 @@ class Shape(str, Enum):
 
 
 METADATA_FIELDS: dict[str, Shape] = {
-    "source_path": Shape.TEXT, "kind": Shape.KIND,
-    "start_line": Shape.LINE, "end_line": Shape.LINE,
-    "symbol": Shape.TEXT, "heading": Shape.TEXT, "signature": Shape.TEXT,
-    "docstring": Shape.TEXT, "module": Shape.TEXT, "symbol_type": Shape.TEXT,
-    "workflow": Shape.TEXT_OR_NULL, "returns": Shape.TEXT_OR_NULL,
-    "priority": Shape.COUNT, "public": Shape.FLAG, "has_init": Shape.FLAG,
-    "heading_path": Shape.TEXTS, "refs": Shape.TEXTS, "code_refs": Shape.TEXTS,
-    "decorators": Shape.TEXTS, "bases": Shape.TEXTS,
-    "params": Shape.TABLES, "fields": Shape.TABLES,
+    "source_path": Shape.TEXT,
+    "kind": Shape.KIND,
+    "start_line": Shape.LINE,
+    "end_line": Shape.LINE,
+    "symbol": Shape.TEXT,
+    "heading": Shape.TEXT,
+    "signature": Shape.TEXT,
+    "docstring": Shape.TEXT,
+    "module": Shape.TEXT,
+    "symbol_type": Shape.TEXT,
+    "workflow": Shape.TEXT_OR_NULL,
+    "returns": Shape.TEXT_OR_NULL,
+    "priority": Shape.COUNT,
+    "public": Shape.FLAG,
+    "has_init": Shape.FLAG,
+    "heading_path": Shape.TEXTS,
+    "refs": Shape.TEXTS,
+    "code_refs": Shape.TEXTS,
+    "decorators": Shape.TEXTS,
+    "bases": Shape.TEXTS,
+    "params": Shape.TABLES,
+    "fields": Shape.TABLES,
 }
 REQUIRED_METADATA = ("source_path", "kind", "start_line", "end_line")
 
 # The Python type of each shape; ``type(v) is int`` refuses bools (``type(True) is bool``)
-_PYTHON_TYPE = {Shape.TEXT: str, Shape.TEXT_OR_NULL: str, Shape.LINE: int, Shape.COUNT: int,
-                Shape.FLAG: bool, Shape.TEXTS: list, Shape.TABLES: list, Shape.KIND: str}
+_PYTHON_TYPE = {
+    Shape.TEXT: str,
+    Shape.TEXT_OR_NULL: str,
+    Shape.LINE: int,
+    Shape.COUNT: int,
+    Shape.FLAG: bool,
+    Shape.TEXTS: list,
+    Shape.TABLES: list,
+    Shape.KIND: str,
+}
 _TYPE_OF: dict[str, Any] = {key: _PYTHON_TYPE[shape] for key, shape in METADATA_FIELDS.items()}
-_LEAST = {key: 1 if shape is Shape.LINE else 0 for key, shape in METADATA_FIELDS.items()
-          if shape in (Shape.LINE, Shape.COUNT)}
+_LEAST = {
+    key: 1 if shape is Shape.LINE else 0
+    for key, shape in METADATA_FIELDS.items()
+    if shape in (Shape.LINE, Shape.COUNT)
+}
 _NULLABLE = frozenset(k for k, s in METADATA_FIELDS.items() if s is Shape.TEXT_OR_NULL)
 _TABLE_KEYS = frozenset(k for k, s in METADATA_FIELDS.items() if s is Shape.TABLES)
 _KINDS = frozenset(k.value for k in NodeKind)
@@ -148,8 +171,11 @@ def record_problem(rec: Any) -> Problem | None:
     if meta["kind"] not in _KINDS:
         return _problem("kind", meta["kind"])
     if meta["start_line"] > meta["end_line"]:
-        return ("metadata.end_line", meta["end_line"],
-                f"an integer >= start_line ({meta['start_line']})")
+        return (
+            "metadata.end_line",
+            meta["end_line"],
+            f"an integer >= start_line ({meta['start_line']})",
+        )
     return None
 
 
@@ -158,6 +184,7 @@ def _problem(key: str, value: Any) -> Problem:
 
 
 # -- strict decoding -------------------------------------------------------------------
+
 
 class _NotFinite(ValueError):
     """A JSON line holds NaN, Infinity or a number too large for a float."""
@@ -210,13 +237,19 @@ def _not_finite_field(line: str) -> tuple[str, str]:
         where, value = stack.pop()
         if isinstance(value, _Mark):
             return where or "record", value.text
-        items = value.items() if isinstance(value, dict) else \
-            enumerate(value) if isinstance(value, list) else ()
+        items = (
+            value.items()
+            if isinstance(value, dict)
+            else enumerate(value)
+            if isinstance(value, list)
+            else ()
+        )
         stack += [(f"{where}.{k}" if where else str(k), v) for k, v in items]
     return "record", "a non-finite number"  # not reached: the strict decoder refused it
 
 
 # -- reading -------------------------------------------------------------------------------
+
 
 def _shown(value: Any) -> str:
     """``value`` as the file writes it (JSON), cut to 60 characters."""
@@ -231,8 +264,10 @@ def _shown(value: Any) -> str:
 
 def _bad_record(path: Path, lineno: int, problem: Problem) -> IndexIntegrityError:
     field, value, should = problem
-    return IndexIntegrityError(f"index file '{path}' line {lineno}: field '{field}' is "
-                               f"{_shown(value)}, not {should} (edited?); {REBUILD_FIX}")
+    return IndexIntegrityError(
+        f"index file '{path}' line {lineno}: field '{field}' is "
+        f"{_shown(value)}, not {should} (edited?); {REBUILD_FIX}"
+    )
 
 
 def read_node_records(path: Path) -> list[dict[str, Any]]:
@@ -272,11 +307,12 @@ def _read_lines(path: Path, fh: BinaryIO) -> list[dict[str, Any]]:
             rec = _decode_line(line)
         except _NotFinite:
             field, text = _not_finite_field(line)
-            raise _bad_record(path, lineno, (field, _Shown(text),
-                                             "a finite JSON number")) from None
+            raise _bad_record(path, lineno, (field, _Shown(text), "a finite JSON number")) from None
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise IndexIntegrityError(f"index file '{path}' line {lineno} is not valid "
-                                      f"JSON (truncated or edited?); {REBUILD_FIX}") from exc
+            raise IndexIntegrityError(
+                f"index file '{path}' line {lineno} is not valid "
+                f"JSON (truncated or edited?); {REBUILD_FIX}"
+            ) from exc
         problem = record_problem(rec)
         if problem is not None:
             raise _bad_record(path, lineno, problem)

@@ -110,43 +110,81 @@ class TokenRule:
                 if start == 0 or text[start - 1] not in self.lead:
                     continue
                 start -= 1
-            if (start == 0 or text[start - 1] not in self.joined) and \
-                    (self.check is None or self.check(m.group())):
+            if (start == 0 or text[start - 1] not in self.joined) and (
+                self.check is None or self.check(m.group())
+            ):
                 yield start, m.end(), self.name, start
 
 
 def _mixed(value: str) -> bool:
     """Letters and digits, as a random token has (``sk-learn-compatible`` has no digit)."""
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and \
-        shannon_entropy(value) >= MIN_ENTROPY
+    return (
+        any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and shannon_entropy(value) >= MIN_ENTROPY
+    )
 
 
 TOKEN_RULES: tuple[TokenRule, ...] = (
-    TokenRule("aws-access-key-id",
-              re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16,20}(?![A-Za-z0-9])")),
-    TokenRule("github-token",
-              re.compile(r"gh(?:[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{22,244})"
-                         r"(?![A-Za-z0-9_])"), _ALNUM + "_"),
-    TokenRule("gitlab-token",
-              re.compile(r"gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-])"),
-              _ALNUM + "_-"),
-    TokenRule("slack-token", re.compile(r"xox[abposre]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])"),
-              check=_mixed),
-    TokenRule("slack-webhook",
-              re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,200}"), ""),
-    TokenRule("google-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
-              _ALNUM + "_-"),
-    TokenRule("stripe-key", re.compile(r"k_(?:live|test)_[0-9A-Za-z]{16,247}(?![A-Za-z0-9])"),
-              _ALNUM + "_", lead="sr"),
-    TokenRule("openai-anthropic-key",
-              re.compile(r"sk-(?:proj-|svcacct-|admin-|ant-[a-z]{3,8}\d\d-)?"
-                         r"[A-Za-z0-9_-]{32,300}(?![A-Za-z0-9_-])"), _ALNUM + "_-", _mixed),
-    TokenRule("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])"),
-              _ALNUM + "_", _mixed),
+    TokenRule(
+        "aws-access-key-id", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16,20}(?![A-Za-z0-9])")
+    ),
+    TokenRule(
+        "github-token",
+        re.compile(
+            r"gh(?:[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{22,244})"
+            r"(?![A-Za-z0-9_])"
+        ),
+        _ALNUM + "_",
+    ),
+    TokenRule(
+        "gitlab-token",
+        re.compile(r"gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-])"),
+        _ALNUM + "_-",
+    ),
+    TokenRule(
+        "slack-token",
+        re.compile(r"xox[abposre]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])"),
+        check=_mixed,
+    ),
+    TokenRule(
+        "slack-webhook",
+        re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,200}"),
+        "",
+    ),
+    TokenRule(
+        "google-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"), _ALNUM + "_-"
+    ),
+    TokenRule(
+        "stripe-key",
+        re.compile(r"k_(?:live|test)_[0-9A-Za-z]{16,247}(?![A-Za-z0-9])"),
+        _ALNUM + "_",
+        lead="sr",
+    ),
+    TokenRule(
+        "openai-anthropic-key",
+        re.compile(
+            r"sk-(?:proj-|svcacct-|admin-|ant-[a-z]{3,8}\d\d-)?"
+            r"[A-Za-z0-9_-]{32,300}(?![A-Za-z0-9_-])"
+        ),
+        _ALNUM + "_-",
+        _mixed,
+    ),
+    TokenRule(
+        "huggingface-token",
+        re.compile(r"hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9_])"),
+        _ALNUM + "_",
+        _mixed,
+    ),
     TokenRule("pypi-token", re.compile(r"pypi-AgE[A-Za-z0-9_-]{50,1000}"), _ALNUM + "_-"),
-    TokenRule("json-web-token",
-              re.compile(r"eyJ[A-Za-z0-9_-]{10,2000}\.eyJ[A-Za-z0-9_-]{10,4000}"
-                         r"\.[A-Za-z0-9_-]{10,1000}"), _ALNUM + "_-"),
+    TokenRule(
+        "json-web-token",
+        re.compile(
+            r"eyJ[A-Za-z0-9_-]{10,2000}\.eyJ[A-Za-z0-9_-]{10,4000}"
+            r"\.[A-Za-z0-9_-]{10,1000}"
+        ),
+        _ALNUM + "_-",
+    ),
 )
 
 
@@ -156,8 +194,10 @@ _END_KEY = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 # one-to-three-letter string prefix (``b"``); the 1-3 characters of a last line may stay
 _KEY_RUN = re.compile(r"(?:(?<=\\n)|(?<=\\r)|(?<![\\A-Za-z0-9+/=]))[A-Za-z0-9+/=]{4,}")
 # a line of key material: punctuation around one base64 run (`    "MIIE...\\n",`)
-_KEY_LINE = re.compile(r"""[\s"'`,+;()\[\]]{0,40}(?:[rRbBuU]{1,2}(?=["']))?[\s"'`,+;()\[\]]{0,4}"""
-                       r"""[A-Za-z0-9+/=]{0,200}(?:\\[nr]){0,2}[\s"'`,+;()\[\]]{0,40}""")
+_KEY_LINE = re.compile(
+    r"""[\s"'`,+;()\[\]]{0,40}(?:[rRbBuU]{1,2}(?=["']))?[\s"'`,+;()\[\]]{0,4}"""
+    r"""[A-Za-z0-9+/=]{0,200}(?:\\[nr]){0,2}[\s"'`,+;()\[\]]{0,40}"""
+)
 _PLACED = re.compile(r"\[REDACTED:[a-z-]{1,40}\]")  # a placeholder of an earlier pass
 _KEY_HEADER = re.compile(r"\s*[\"']?[A-Za-z-]{1,40}: ")
 
@@ -166,7 +206,8 @@ _ASSIGN = re.compile(
     r"""(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,79})(?P<close>['"]?\]?)[ \t]{0,4}"""
     r"""(?P<sep>:[ \t]{0,4}[A-Za-z_][\w.\[\], |]{0,60}?[ \t]{0,4}=(?!=)|=(?!=)|:|,)[ \t]{0,4}"""
     r"""(?:(?:[A-Za-z_][\w.]{0,30}\()?(?:[rRbBuU]{1,2})?(?P<bs>\\?)(?P<q>['"`])"""
-    r"""(?P<qv>[^'"`\s\\]{1,400})(?P=bs)(?P=q)|(?P<bv>[^\s'"`,;\\()\[\]{}]{1,400}))""")
+    r"""(?P<qv>[^'"`\s\\]{1,400})(?P=bs)(?P=q)|(?P<bv>[^\s'"`,;\\()\[\]{}]{1,400}))"""
+)
 _KEY_OWNERS = ("api", "access", "auth", "private", "signing", "encryption", "master", "secret")
 # lower-cased words one of which every name `secret_name` accepts holds ("key" only after
 # an owner): where to look for an assignment
@@ -174,17 +215,75 @@ _KEYWORDS = ("secret", "token", "passw", "passph", "pwd", "credential", "key")
 # what follows a keyword inside a name that is assigned: the rest of the name, then a
 # separator (`= `, `: `, `"] =`, `",`); matched at each keyword, never searched
 _NAME_TAIL = re.compile(r"""[A-Za-z0-9_.-]{0,80}['"]?\]?[ \t]{0,4}[:=,]""")
-_NAME_PART = re.compile(r"[a-z0-9]*(?:secret|token|password|passwd|passphrase|apikey|"
-                        r"credential)s?|pwd")
-NOT_SECRET_ENDINGS = frozenset({
-    "url", "urls", "uri", "endpoint", "host", "file", "filename", "path", "dir", "name", "names",
-    "type", "types", "kind", "env", "var", "len", "length", "size", "count", "limit", "header",
-    "prefix", "suffix", "re", "regex", "pattern", "field", "param", "id", "ids", "mode",
-    "format", "fmt", "label", "help", "doc", "class", "provider", "cache", "index", "idx"})
+_NAME_PART = re.compile(
+    r"[a-z0-9]*(?:secret|token|password|passwd|passphrase|apikey|"
+    r"credential)s?|pwd"
+)
+NOT_SECRET_ENDINGS = frozenset(
+    {
+        "url",
+        "urls",
+        "uri",
+        "endpoint",
+        "host",
+        "file",
+        "filename",
+        "path",
+        "dir",
+        "name",
+        "names",
+        "type",
+        "types",
+        "kind",
+        "env",
+        "var",
+        "len",
+        "length",
+        "size",
+        "count",
+        "limit",
+        "header",
+        "prefix",
+        "suffix",
+        "re",
+        "regex",
+        "pattern",
+        "field",
+        "param",
+        "id",
+        "ids",
+        "mode",
+        "format",
+        "fmt",
+        "label",
+        "help",
+        "doc",
+        "class",
+        "provider",
+        "cache",
+        "index",
+        "idx",
+    }
+)
 _CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NAME_SPLIT = re.compile(r"[_.\-]+")
-_PLACEHOLDER_HINTS = ("your", "changeme", "change_me", "placeholder", "redacted", "dummy",
-                      "xxxx", "****", "...", "<", ">", "${", "{{", "%(", "%s")
+_PLACEHOLDER_HINTS = (
+    "your",
+    "changeme",
+    "change_me",
+    "placeholder",
+    "redacted",
+    "dummy",
+    "xxxx",
+    "****",
+    "...",
+    "<",
+    ">",
+    "${",
+    "{{",
+    "%(",
+    "%s",
+)
 _SEPARATORS = re.compile(r"[_.\-]")
 _PATH_PARTS = re.compile(r"[/_.\-~]")
 # a part of a name-like value: a word, maybe numbered (`utf8`, `v2`, `SHA256`), or a number
@@ -212,12 +311,17 @@ def redact_secrets(text: str, rel: str = "") -> Redacted:
     spans += _private_key_spans(text)
     lowered = text.lower()
     spans += _assignment_spans(text, lowered, rel.lower().endswith(PYTHON_SUFFIXES))
-    spans += [(m.start("value"), m.end("value"), URL_PASSWORD, m.start())
-              for m in _URL_PASSWORD.finditer(text)
-              if looks_random(m.group("value"), MIN_URL_PASSWORD_LENGTH)]
+    spans += [
+        (m.start("value"), m.end("value"), URL_PASSWORD, m.start())
+        for m in _URL_PASSWORD.finditer(text)
+        if looks_random(m.group("value"), MIN_URL_PASSWORD_LENGTH)
+    ]
     if "bearer" in lowered:
-        spans += [(m.start("value"), m.end("value"), BEARER_TOKEN, m.start())
-                  for m in _BEARER.finditer(text) if looks_random(m.group("value"))]
+        spans += [
+            (m.start("value"), m.end("value"), BEARER_TOKEN, m.start())
+            for m in _BEARER.finditer(text)
+            if looks_random(m.group("value"))
+        ]
     if not spans:
         return Redacted(text, {})
     return _apply(text, spans)
@@ -247,9 +351,13 @@ def _private_key_spans(text: str) -> list[Span]:
             eol = len(text) if eol < 0 else eol
             line = text[pos:eol]
             stop = _END_KEY.search(line) or _BEGIN_KEY.search(line)
-            body = line[:stop.start()] if stop else line
-            if stop is None and lines and not _KEY_HEADER.match(line) and \
-                    _KEY_LINE.fullmatch(line) is None:
+            body = line[: stop.start()] if stop else line
+            if (
+                stop is None
+                and lines
+                and not _KEY_HEADER.match(line)
+                and _KEY_LINE.fullmatch(line) is None
+            ):
                 break  # no END line: the block ended where key material stops
             if not _KEY_HEADER.match(body):
                 spans += _key_runs(body, pos, block)
@@ -264,27 +372,38 @@ def _private_key_spans(text: str) -> list[Span]:
 def _key_runs(body: str, offset: int, block: int) -> list[Span]:
     """The base64 runs of one line of a key block, not those of an earlier placeholder."""
     done = [m.span() for m in _PLACED.finditer(body)] if "[REDACTED:" in body else []
-    return [(offset + m.start(), offset + m.end(), PRIVATE_KEY, -1 - block)
-            for m in _KEY_RUN.finditer(body) if not any(a <= m.start() < b for a, b in done)]
+    return [
+        (offset + m.start(), offset + m.end(), PRIVATE_KEY, -1 - block)
+        for m in _KEY_RUN.finditer(body)
+        if not any(a <= m.start() < b for a, b in done)
+    ]
 
 
 def _assignment_spans(text: str, lowered: str, python: bool) -> list[Span]:
     spans = []
     for start in _candidate_lines(text, lowered):
         end = text.find("\n", start)
-        line = text[start:len(text) if end < 0 else end]
+        line = text[start : len(text) if end < 0 else end]
         for m in _ASSIGN.finditer(line):
             value = m.group("qv") or m.group("bv")
             quoted = m.group("qv") is not None
-            if (python and not quoted) or (m.group("sep") == "," and not (
-                    quoted and m.group("close"))):
+            if (python and not quoted) or (
+                m.group("sep") == "," and not (quoted and m.group("close"))
+            ):
                 continue
             kind = secret_name(m.group("name"))
-            if kind and looks_random(value, MIN_PASSWORD_LENGTH if kind == "password"
-                                     else MIN_SECRET_LENGTH):
+            if kind and looks_random(
+                value, MIN_PASSWORD_LENGTH if kind == "password" else MIN_SECRET_LENGTH
+            ):
                 group = "qv" if quoted else "bv"
-                spans.append((start + m.start(group), start + m.end(group), ASSIGNED_SECRET,
-                              start + m.start(group)))
+                spans.append(
+                    (
+                        start + m.start(group),
+                        start + m.end(group),
+                        ASSIGNED_SECRET,
+                        start + m.start(group),
+                    )
+                )
     return spans
 
 
@@ -296,8 +415,8 @@ def _candidate_lines(text: str, lowered: str) -> list[int]:
         pos = lowered.find(word)
         while pos >= 0:
             if _NAME_TAIL.match(text, pos + len(word)) and (
-                    word != "key" or lowered[max(0, pos - 12):pos].rstrip("_.-").endswith(
-                        _KEY_OWNERS)):
+                word != "key" or lowered[max(0, pos - 12) : pos].rstrip("_.-").endswith(_KEY_OWNERS)
+            ):
                 k = bisect.bisect_left(breaks, pos)  # the line's start, without a rescan
                 starts.add(breaks[k - 1] + 1 if k else 0)
             pos = lowered.find(word, pos + len(word))
@@ -340,14 +459,20 @@ def _name_like(value: str) -> bool:
 
 def _path_like(value: str) -> bool:
     """``/etc/app/secret.key``, ``~/.ssh/id_rsa``: a path made of words."""
-    return value.startswith(("/", "./", "../", "~/")) and \
-        all(not p or _WORD_PART.fullmatch(p) for p in _PATH_PARTS.split(value))
+    return value.startswith(("/", "./", "../", "~/")) and all(
+        not p or _WORD_PART.fullmatch(p) for p in _PATH_PARTS.split(value)
+    )
 
 
 def _variable(value: str) -> bool:
     """``$TOKEN``, ``%TOKEN%``: a shell or Windows variable standing for the value."""
-    name = value[1:-1] if value.startswith("%") and value.endswith("%") else \
-        value[1:] if value.startswith("$") else ""
+    name = (
+        value[1:-1]
+        if value.startswith("%") and value.endswith("%")
+        else value[1:]
+        if value.startswith("$")
+        else ""
+    )
     return bool(name) and (name.isidentifier() or _name_like(name))
 
 
@@ -368,16 +493,29 @@ def looks_random(value: str, min_length: int = MIN_SECRET_LENGTH) -> bool:
         >>> looks_random("get_token"), looks_random("/etc/app/secret.key")
         (False, False)
     """
-    if len(value) < min_length or not any(c.isdigit() for c in value) or \
-            not any(c.isalpha() for c in value):
+    if (
+        len(value) < min_length
+        or not any(c.isdigit() for c in value)
+        or not any(c.isalpha() for c in value)
+    ):
         return False
     low = value.lower()
-    if any(h in low for h in _PLACEHOLDER_HINTS) or "://" in value or _name_like(value) or \
-            _path_like(value) or _PAIRED.search(value) or _variable(value):
+    if (
+        any(h in low for h in _PLACEHOLDER_HINTS)
+        or "://" in value
+        or _name_like(value)
+        or _path_like(value)
+        or _PAIRED.search(value)
+        or _variable(value)
+    ):
         return False
     if len(value) < MIN_SECRET_LENGTH:
-        classes = (any(c.islower() for c in value) + any(c.isupper() for c in value) +
-                   any(c.isdigit() for c in value) + any(not c.isalnum() for c in value))
+        classes = (
+            any(c.islower() for c in value)
+            + any(c.isupper() for c in value)
+            + any(c.isdigit() for c in value)
+            + any(not c.isalnum() for c in value)
+        )
         if classes < 3:
             return False
     floor = MIN_HEX_ENTROPY if set(value) <= _HEX else MIN_ENTROPY
@@ -411,16 +549,19 @@ class RedactionSummary:
         if not isinstance(entry, dict):
             return cls(False, {})
         files = entry.get("files")
-        return cls(bool(entry.get("enabled")), {str(k): int(v) for k, v in files.items()}
-                   if isinstance(files, dict) else {})
+        return cls(
+            bool(entry.get("enabled")),
+            {str(k): int(v) for k, v in files.items()} if isinstance(files, dict) else {},
+        )
 
     def line(self, limit: int = 20) -> str | None:
         """``redacted N secret(s) in: a.py, b.md`` (None when nothing was redacted)."""
         if not self.files:
             return None
         names = list(self.files)
-        shown = ", ".join(names[:limit]) + (f", ... ({len(names)} files)"
-                                            if len(names) > limit else "")
+        shown = ", ".join(names[:limit]) + (
+            f", ... ({len(names)} files)" if len(names) > limit else ""
+        )
         return f"redacted {self.values} secret(s) in: {shown}"
 
     @classmethod

@@ -43,25 +43,74 @@ class Intent(str, Enum):
 
 DEFAULT_INTENT_PHRASES: dict[str, tuple[str, ...]] = {
     Intent.META.value: (
-        "codecite", "this assistant", "this tool", "your index", "this index",
-        "what is indexed", "what's indexed", "which files are indexed", "what can you do",
-        "how do you work", "your sources", "what do you know",
+        "codecite",
+        "this assistant",
+        "this tool",
+        "your index",
+        "this index",
+        "what is indexed",
+        "what's indexed",
+        "which files are indexed",
+        "what can you do",
+        "how do you work",
+        "your sources",
+        "what do you know",
     ),
     Intent.CODE.value: (
-        "write a script", "write me a script", "give me code", "give me the code",
-        "write code", "write some code", "write a function", "show me code",
-        "show me the code", "generate code", "code snippet", "a snippet", "script that",
-        "script to", "code to", "code for", "code example",
+        "write a script",
+        "write me a script",
+        "give me code",
+        "give me the code",
+        "write code",
+        "write some code",
+        "write a function",
+        "show me code",
+        "show me the code",
+        "generate code",
+        "code snippet",
+        "a snippet",
+        "script that",
+        "script to",
+        "code to",
+        "code for",
+        "code example",
     ),
     Intent.WORKFLOW.value: (
-        "run", "apply", "execute", "process my", "correct my data", "fix my data",
-        "clean my data", "do it on", "do the same", "now do", "launch",
+        "run",
+        "apply",
+        "execute",
+        "process my",
+        "correct my data",
+        "fix my data",
+        "clean my data",
+        "do it on",
+        "do the same",
+        "now do",
+        "launch",
     ),
 }
-QUESTION_OPENERS = frozenset({
-    "how", "what", "what's", "whats", "why", "which", "where", "when", "who", "whose",
-    "explain", "describe", "does", "do", "is", "are", "should", "tell",
-})
+QUESTION_OPENERS = frozenset(
+    {
+        "how",
+        "what",
+        "what's",
+        "whats",
+        "why",
+        "which",
+        "where",
+        "when",
+        "who",
+        "whose",
+        "explain",
+        "describe",
+        "does",
+        "do",
+        "is",
+        "are",
+        "should",
+        "tell",
+    }
+)
 _PRIORITY = (Intent.META.value, Intent.CODE.value, Intent.WORKFLOW.value)
 
 
@@ -111,8 +160,9 @@ def _opens_with_question(lowered: str) -> bool:
     return bool(words) and words[0] in QUESTION_OPENERS
 
 
-def classify_intent(query: str, configured: Mapping[str, Iterable[str]] | None = None
-                    ) -> tuple[str, str | None]:
+def classify_intent(
+    query: str, configured: Mapping[str, Iterable[str]] | None = None
+) -> tuple[str, str | None]:
     """``(intent, matched phrase)`` by the rule in the module docstring."""
     lowered = query.lower()
     for name, phrases in (configured or {}).items():

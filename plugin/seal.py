@@ -66,12 +66,16 @@ def ensure_key() -> bytes:
         finally:
             tmp.unlink()
     except OSError as exc:
-        raise CodeciteError(f"cannot create the per-user index key at '{path}' ({exc}); "
-                            "set XDG_CACHE_HOME to a folder you can write") from exc
+        raise CodeciteError(
+            f"cannot create the per-user index key at '{path}' ({exc}); "
+            "set XDG_CACHE_HOME to a folder you can write"
+        ) from exc
     key = _read_key(path)
     if key is None:
-        raise CodeciteError(f"the per-user index key at '{path}' is damaged; remove that "
-                            "file (codecite makes a new one, and rebuilds its indexes)")
+        raise CodeciteError(
+            f"the per-user index key at '{path}' is damaged; remove that "
+            "file (codecite makes a new one, and rebuilds its indexes)"
+        )
     return key
 
 
@@ -90,5 +94,8 @@ def verifies(manifest: dict[str, Any]) -> bool:
     """True when ``manifest`` was sealed with this user's key."""
     key = user_key()
     stored = manifest.get(SEAL)
-    return key is not None and isinstance(stored, str) and \
-        hmac.compare_digest(stored, _digest(key, manifest))
+    return (
+        key is not None
+        and isinstance(stored, str)
+        and hmac.compare_digest(stored, _digest(key, manifest))
+    )

@@ -27,23 +27,59 @@ from .symbols import SymbolTable
 
 POSITIONAL_KINDS = ("positional_only", "positional_or_keyword")
 # Decorators known to keep a function's signature as written.
-SAFE_DECORATORS = frozenset({
-    "staticmethod", "classmethod", "property", "cached_property", "functools.cached_property",
-    "abstractmethod", "abc.abstractmethod", "lru_cache", "functools.lru_cache", "cache",
-    "functools.cache", "final", "typing.final", "override", "typing.override",
-    "typing_extensions.override", "functools.wraps",
-})
+SAFE_DECORATORS = frozenset(
+    {
+        "staticmethod",
+        "classmethod",
+        "property",
+        "cached_property",
+        "functools.cached_property",
+        "abstractmethod",
+        "abc.abstractmethod",
+        "lru_cache",
+        "functools.lru_cache",
+        "cache",
+        "functools.cache",
+        "final",
+        "typing.final",
+        "override",
+        "typing.override",
+        "typing_extensions.override",
+        "functools.wraps",
+    }
+)
 OVERLOAD_DECORATORS = frozenset({"overload", "typing.overload", "typing_extensions.overload"})
-DATACLASS_DECORATORS = frozenset({
-    "dataclass", "dataclasses.dataclass", "attr.s", "attr.attrs", "attr.define", "attr.frozen",
-    "attr.mutable", "attrs.define", "attrs.frozen", "attrs.mutable", "define", "frozen", "mutable",
-})
-SAFE_CLASS_DECORATORS = frozenset({
-    "final", "typing.final", "total_ordering", "functools.total_ordering",
-    "runtime_checkable", "typing.runtime_checkable",
-})
-_FIELD_CALL = re.compile(r"^\s*(dataclasses\.field|field|attr\.ib|attr\.attrib|attrs\.field|"
-                         r"attr\.field)\s*\(")
+DATACLASS_DECORATORS = frozenset(
+    {
+        "dataclass",
+        "dataclasses.dataclass",
+        "attr.s",
+        "attr.attrs",
+        "attr.define",
+        "attr.frozen",
+        "attr.mutable",
+        "attrs.define",
+        "attrs.frozen",
+        "attrs.mutable",
+        "define",
+        "frozen",
+        "mutable",
+    }
+)
+SAFE_CLASS_DECORATORS = frozenset(
+    {
+        "final",
+        "typing.final",
+        "total_ordering",
+        "functools.total_ordering",
+        "runtime_checkable",
+        "typing.runtime_checkable",
+    }
+)
+_FIELD_CALL = re.compile(
+    r"^\s*(dataclasses\.field|field|attr\.ib|attr\.attrib|attrs\.field|"
+    r"attr\.field)\s*\("
+)
 _HAS_DEFAULT = re.compile(r"\b(default|default_factory|factory)\s*=")
 _INIT_FALSE = re.compile(r"\binit\s*=\s*False\b")
 _KW_ONLY_TRUE = re.compile(r"\bkw_only\s*=\s*True\b")
@@ -113,9 +149,12 @@ def _class_doubt(decorators: Sequence[str]) -> str | None:
     return None
 
 
-def class_signature(cls: str, entry_of: Callable[[str], dict[str, Any] | None],
-                    bases_of: Callable[[str], list[str] | None],
-                    _depth: int = 0) -> Signature | None:
+def class_signature(
+    cls: str,
+    entry_of: Callable[[str], dict[str, Any] | None],
+    bases_of: Callable[[str], list[str] | None],
+    _depth: int = 0,
+) -> Signature | None:
     """The constructor signature of ``cls``, or None when it cannot be known.
 
     An explicit ``__init__`` wins; then a dataclass / attrs decorator's fields;
@@ -143,8 +182,11 @@ def class_signature(cls: str, entry_of: Callable[[str], dict[str, Any] | None],
     return Signature(inherited.params, doubt or inherited.doubt)
 
 
-def dataclass_params(cls: str, entry_of: Callable[[str], dict[str, Any] | None],
-                     bases_of: Callable[[str], list[str] | None]) -> Signature | None:
+def dataclass_params(
+    cls: str,
+    entry_of: Callable[[str], dict[str, Any] | None],
+    bases_of: Callable[[str], list[str] | None],
+) -> Signature | None:
     """``__init__`` params a dataclass / attrs class generates from its annotated fields.
 
     Base dataclasses' fields come first; ``ClassVar`` and ``init=False`` fields
@@ -167,17 +209,22 @@ def dataclass_params(cls: str, entry_of: Callable[[str], dict[str, Any] | None],
         for p in inherited.params if inherited else ():
             params[p["name"]] = p
     is_attrs = decorator_name(deco).startswith("attr") or decorator_name(deco) in (
-        "define", "frozen", "mutable")
+        "define",
+        "frozen",
+        "mutable",
+    )
     if decorator_name(deco) in ("attr.s", "attr.attrs") and "auto_attribs=True" not in deco:
         doubt = "attrs fields declared with attr.ib() are not recorded"
-    for p in _own_field_params(entry.get("fields") or [], bool(_KW_ONLY_TRUE.search(deco)),
-                               is_attrs):
+    for p in _own_field_params(
+        entry.get("fields") or [], bool(_KW_ONLY_TRUE.search(deco)), is_attrs
+    ):
         params[p["name"]] = p
     return Signature(tuple(params.values()), doubt)
 
 
-def _own_field_params(fields: Sequence[dict[str, Any]], kw_only: bool,
-                      is_attrs: bool) -> list[dict[str, Any]]:
+def _own_field_params(
+    fields: Sequence[dict[str, Any]], kw_only: bool, is_attrs: bool
+) -> list[dict[str, Any]]:
     out = []
     for f in fields:
         annotation = (f.get("annotation") or "").strip()
@@ -192,9 +239,14 @@ def _own_field_params(fields: Sequence[dict[str, Any]], kw_only: bool,
             continue
         has_default = default is not None and (not is_call or _HAS_DEFAULT.search(default))
         name = f["name"].lstrip("_") if is_attrs else f["name"]
-        out.append({"name": name, "annotation": annotation or None,
-                    "default": default if has_default else None,
-                    "kind": "keyword_only" if kw_only else "positional_or_keyword"})
+        out.append(
+            {
+                "name": name,
+                "annotation": annotation or None,
+                "default": default if has_default else None,
+                "kind": "keyword_only" if kw_only else "positional_or_keyword",
+            }
+        )
     return out
 
 
@@ -212,26 +264,42 @@ def bind_problems(sig: Signature, call: CallShape, name: str) -> list[CallProble
     problems: list[CallProblem] = []
     if not call.star_args and not has_var_pos and call.n_positional > len(positional):
         was = "was" if call.n_positional == 1 else "were"
-        problems.append(CallProblem(
-            f"{name}() takes {_plural(len(positional), 'positional argument')} "
-            f"but {call.n_positional} {was} given", certain, doubt=doubt))
+        problems.append(
+            CallProblem(
+                f"{name}() takes {_plural(len(positional), 'positional argument')} "
+                f"but {call.n_positional} {was} given",
+                certain,
+                doubt=doubt,
+            )
+        )
     filled = {p["name"] for p in positional[: call.n_positional]}
     problems.extend(_keyword_problems(params, call, name, doubt, var_kw, filled))
     if not (call.star_args or call.star_kwargs):
         for p in params:
-            if p["kind"] in (*POSITIONAL_KINDS, "keyword_only") and p.get("default") is None \
-                    and p["name"] not in filled and p["name"] not in call.keywords:
-                problems.append(CallProblem(f"{name}() missing required argument "
-                                            f"'{p['name']}'", certain, doubt=doubt))
+            if (
+                p["kind"] in (*POSITIONAL_KINDS, "keyword_only")
+                and p.get("default") is None
+                and p["name"] not in filled
+                and p["name"] not in call.keywords
+            ):
+                problems.append(
+                    CallProblem(
+                        f"{name}() missing required argument '{p['name']}'", certain, doubt=doubt
+                    )
+                )
     return problems
 
 
-def _keyword_problems(params: Sequence[dict[str, Any]], call: CallShape, name: str,
-                      doubt: str | None, var_kw: str | None,
-                      filled: set[str]) -> list[CallProblem]:
+def _keyword_problems(
+    params: Sequence[dict[str, Any]],
+    call: CallShape,
+    name: str,
+    doubt: str | None,
+    var_kw: str | None,
+    filled: set[str],
+) -> list[CallProblem]:
     certain = doubt is None
-    by_name = {p["name"]: p for p in params
-               if p["kind"] not in ("var_positional", "var_keyword")}
+    by_name = {p["name"]: p for p in params if p["kind"] not in ("var_positional", "var_keyword")}
     out: list[CallProblem] = []
     for kw in call.keywords:
         param = by_name.get(kw)
@@ -239,17 +307,34 @@ def _keyword_problems(params: Sequence[dict[str, Any]], call: CallShape, name: s
             keywordable = [n for n, p in by_name.items() if p["kind"] != "positional_only"]
             near = tuple(get_close_matches(kw, keywordable, n=3, cutoff=0.6))
             if var_kw:
-                out.append(CallProblem(f"{name}() has no parameter '{kw}'; it goes to "
-                                       f"**{var_kw} and cannot be verified", False, near))
+                out.append(
+                    CallProblem(
+                        f"{name}() has no parameter '{kw}'; it goes to "
+                        f"**{var_kw} and cannot be verified",
+                        False,
+                        near,
+                    )
+                )
             else:
-                out.append(CallProblem(f"{name}() got an unexpected keyword argument "
-                                       f"'{kw}'", certain, near, doubt))
+                out.append(
+                    CallProblem(
+                        f"{name}() got an unexpected keyword argument '{kw}'", certain, near, doubt
+                    )
+                )
         elif param["kind"] == "positional_only":
-            out.append(CallProblem(f"{name}() got positional-only argument '{kw}' "
-                                   f"passed as keyword", certain, doubt=doubt))
+            out.append(
+                CallProblem(
+                    f"{name}() got positional-only argument '{kw}' passed as keyword",
+                    certain,
+                    doubt=doubt,
+                )
+            )
         elif kw in filled:
-            out.append(CallProblem(f"{name}() got multiple values for argument '{kw}'",
-                                   certain, doubt=doubt))
+            out.append(
+                CallProblem(
+                    f"{name}() got multiple values for argument '{kw}'", certain, doubt=doubt
+                )
+            )
     return out
 
 
@@ -266,9 +351,9 @@ class RefKind(str, Enum):
     CALLABLE = "callable"
     VALUE = "value"
     INSTANCE = "instance"
-    OPAQUE = "opaque"      # outside the checked packages, or not worth checking
-    UNKNOWN = "unknown"    # in the package, but not provable either way: a warning
-    ABSENT = "absent"      # provably missing: an error
+    OPAQUE = "opaque"  # outside the checked packages, or not worth checking
+    UNKNOWN = "unknown"  # in the package, but not provable either way: a warning
+    ABSENT = "absent"  # provably missing: an error
 
 
 @dataclass(frozen=True)
@@ -278,10 +363,10 @@ class Ref:
     kind: RefKind
     display: str
     canonical: str | None = None
-    reason: str = ""                       # UNKNOWN: why; ABSENT: the message
+    reason: str = ""  # UNKNOWN: why; ABSENT: the message
     suggestions: tuple[str, ...] = ()
-    via: str = ""                          # CALLABLE members: "instance" or "class"
-    probe: tuple[str, str] | None = None   # (module, name) an import check can try
+    via: str = ""  # CALLABLE members: "instance" or "class"
+    probe: tuple[str, str] | None = None  # (module, name) an import check can try
 
     @property
     def found(self) -> bool:
@@ -289,13 +374,14 @@ class Ref:
 
 
 OPAQUE = Ref(RefKind.OPAQUE, "")
-_NAMESPACES: dict[tuple[int, frozenset[str]], Namespace] = {}   # the last few tables
+_NAMESPACES: dict[tuple[int, frozenset[str]], Namespace] = {}  # the last few tables
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> tuple[str, ...]:
     """Close real names (private ones only when ``name`` itself is private)."""
-    pool = sorted({c for c in candidates
-                   if c != name and (name.startswith("_") or not c.startswith("_"))})
+    pool = sorted(
+        {c for c in candidates if c != name and (name.startswith("_") or not c.startswith("_"))}
+    )
     return tuple(get_close_matches(name, pool, n=3, cutoff=0.6))
 
 
@@ -345,8 +431,12 @@ class Namespace:
                     parent, _, name = parent.rpartition(".")
                 parent_ns = self.table.modules.get(parent, {"is_package": True})
                 bound = {*parent_ns.get("defines", {}), *parent_ns.get("imports", {})}
-                if parent and parent_ns.get("is_package") and name not in bound \
-                        and parent.split(".")[0] in self.indexed:
+                if (
+                    parent
+                    and parent_ns.get("is_package")
+                    and name not in bound
+                    and parent.split(".")[0] in self.indexed
+                ):
                     out.add(f"{parent}.{name}")
         return out
 
@@ -369,9 +459,13 @@ class Namespace:
             return Ref(RefKind.MODULE, display, canonical)
         entry = self.table.symbols.get(canonical)
         kind = (entry or {}).get("symbol_type") or self._defined_kind(canonical)
-        ref_kind = {"class": RefKind.CLASS, "function": RefKind.CALLABLE,
-                    "method": RefKind.CALLABLE, "staticmethod": RefKind.CALLABLE,
-                    "classmethod": RefKind.CALLABLE}.get(kind, RefKind.VALUE)
+        ref_kind = {
+            "class": RefKind.CLASS,
+            "function": RefKind.CALLABLE,
+            "method": RefKind.CALLABLE,
+            "staticmethod": RefKind.CALLABLE,
+            "classmethod": RefKind.CALLABLE,
+        }.get(kind, RefKind.VALUE)
         return Ref(ref_kind, display, canonical, via=via)
 
     def _defined_kind(self, canonical: str) -> str:
@@ -402,8 +496,9 @@ class Namespace:
                 continue
             found = self.member(ref, part)
             if found.found:
-                return Ref(RefKind.ABSENT, found.display,
-                           reason=f"'{found.display}' is not a module")
+                return Ref(
+                    RefKind.ABSENT, found.display, reason=f"'{found.display}' is not a module"
+                )
             return found
         return ref
 
@@ -429,14 +524,27 @@ class Namespace:
             return starred
         probe = (module, name)
         if ns.get("has_getattr"):
-            return Ref(RefKind.UNKNOWN, display, probe=probe,
-                       reason=f"'{owner.display}' defines a module __getattr__")
+            return Ref(
+                RefKind.UNKNOWN,
+                display,
+                probe=probe,
+                reason=f"'{owner.display}' defines a module __getattr__",
+            )
         if f"{module}.{name}" in self.unindexed:
-            return Ref(RefKind.UNKNOWN, display, probe=probe,
-                       reason="the package imports it but it is not indexed")
+            return Ref(
+                RefKind.UNKNOWN,
+                display,
+                probe=probe,
+                reason="the package imports it but it is not indexed",
+            )
         if not ns:
-            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=f"'{owner.display}' is "
-                       "a namespace package; other distributions may add to it")
+            return Ref(
+                RefKind.UNKNOWN,
+                display,
+                probe=probe,
+                reason=f"'{owner.display}' is "
+                "a namespace package; other distributions may add to it",
+            )
         near = did_you_mean(name, self.table.names_in(module) | self._star_names(ns))
         message = f"'{owner.display}' has no attribute or submodule '{name}'"
         return Ref(RefKind.ABSENT, display, reason=message, suggestions=near)
@@ -449,18 +557,27 @@ class Namespace:
         ref = self.chain(target, depth=depth + 1)
         if ref.kind is RefKind.ABSENT:
             module, _, attr = target.rpartition(".")
-            return Ref(RefKind.UNKNOWN, display, probe=(module, attr),
-                       reason=f"it is re-exported from '{target}', which the index lacks")
+            return Ref(
+                RefKind.UNKNOWN,
+                display,
+                probe=(module, attr),
+                reason=f"it is re-exported from '{target}', which the index lacks",
+            )
         return replace(ref, display=display)
 
-    def _star_member(self, module: str, ns: dict[str, Any], name: str, display: str,
-                     depth: int) -> Ref | None:
+    def _star_member(
+        self, module: str, ns: dict[str, Any], name: str, display: str, depth: int
+    ) -> Ref | None:
         unknown = None
         for star in ns.get("star_imports", []):
             if not self.table.is_module(star):
                 why = "" if star.split(".")[0] in self.indexed else " (outside the index)"
-                unknown = unknown or Ref(RefKind.UNKNOWN, display, probe=(module, name),
-                                         reason=f"'{module}' star-imports '{star}'{why}")
+                unknown = unknown or Ref(
+                    RefKind.UNKNOWN,
+                    display,
+                    probe=(module, name),
+                    reason=f"'{module}' star-imports '{star}'{why}",
+                )
                 continue
             exported = self.table.modules[star].get("all")
             if (name in exported) if exported is not None else not name.startswith("_"):
@@ -473,8 +590,11 @@ class Namespace:
         names: set[str] = set()
         for star in ns.get("star_imports", []):
             exported = self.table.modules.get(star, {}).get("all")
-            names |= set(exported) if exported is not None else {
-                n for n in self.table.names_in(star) if not n.startswith("_")}
+            names |= (
+                set(exported)
+                if exported is not None
+                else {n for n in self.table.names_in(star) if not n.startswith("_")}
+            )
         return names
 
     # -- classes ---------------------------------------------------------------
@@ -488,10 +608,15 @@ class Namespace:
         # only a *called* public name on a fully known class is provably absent.
         if name.startswith("_") or not complete or not called:
             return OPAQUE
-        what = f"'{owner.display}' object" if owner.kind is RefKind.INSTANCE \
-            else f"'{owner.display}'"
-        return Ref(RefKind.ABSENT, display, reason=f"{what} has no attribute '{name}'",
-                   suggestions=did_you_mean(name, members))
+        what = (
+            f"'{owner.display}' object" if owner.kind is RefKind.INSTANCE else f"'{owner.display}'"
+        )
+        return Ref(
+            RefKind.ABSENT,
+            display,
+            reason=f"{what} has no attribute '{name}'",
+            suggestions=did_you_mean(name, members),
+        )
 
     def class_members(self, cls: str, depth: int = 0) -> tuple[dict[str, str], bool]:
         """Members of ``cls`` and its in-package bases; False when a base is unknown."""
@@ -529,8 +654,7 @@ class Namespace:
         """A base's canonical class, ``""`` for one adding nothing, None if unknown."""
         if "=" in text:
             key, _, value = text.partition("=")
-            return "" if key.strip() == "metaclass" and value.strip() in EMPTY_METACLASSES \
-                else None
+            return "" if key.strip() == "metaclass" and value.strip() in EMPTY_METACLASSES else None
         text = text.split("[", 1)[0].strip()
         if text == "object":
             return ""

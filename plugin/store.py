@@ -72,8 +72,10 @@ def check_size(path: Path) -> None:
     except FileNotFoundError as exc:
         raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
     if size > max_bytes(path):
-        raise IndexIntegrityError(f"index file '{path}' is {size} bytes, over the limit of "
-                                  f"{max_bytes(path)}; {REBUILD_FIX}")
+        raise IndexIntegrityError(
+            f"index file '{path}' is {size} bytes, over the limit of "
+            f"{max_bytes(path)}; {REBUILD_FIX}"
+        )
 
 
 def file_sha256(path: Path) -> str:
@@ -93,8 +95,9 @@ def read_json(path: Path, what: str | None = None) -> Any:
     except FileNotFoundError as exc:
         raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise IndexIntegrityError(f"index file '{path}' ({name}) is not valid JSON ({exc}); "
-                                  f"{REBUILD_FIX}") from exc
+        raise IndexIntegrityError(
+            f"index file '{path}' ({name}) is not valid JSON ({exc}); {REBUILD_FIX}"
+        ) from exc
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -110,8 +113,10 @@ def read_jsonl(path: Path) -> list[Any]:
             try:
                 rows.append(json.loads(line))
             except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-                raise IndexIntegrityError(f"index file '{path}' line {lineno} is not valid "
-                                          f"JSON (truncated or edited?); {REBUILD_FIX}") from exc
+                raise IndexIntegrityError(
+                    f"index file '{path}' line {lineno} is not valid "
+                    f"JSON (truncated or edited?); {REBUILD_FIX}"
+                ) from exc
     return rows
 
 
@@ -143,8 +148,10 @@ def read_verified(index_dir: Path, manifest: dict[str, Any], rel: str) -> bytes:
 
 
 def _checksum_mismatch(path: Path) -> IndexIntegrityError:
-    return IndexIntegrityError(f"index file '{path}' does not match its checksum in "
-                               f"{MANIFEST} (truncated or edited); {REBUILD_FIX}")
+    return IndexIntegrityError(
+        f"index file '{path}' does not match its checksum in "
+        f"{MANIFEST} (truncated or edited); {REBUILD_FIX}"
+    )
 
 
 @contextlib.contextmanager
@@ -160,12 +167,14 @@ def _open_text(path: Path) -> Iterator[Any]:
 
 # -- manifest -----------------------------------------------------------------------
 
+
 def read_manifest(index_dir: Path) -> dict[str, Any]:
     """The manifest of an index, checked for format version."""
     path = index_dir / MANIFEST
     if not path.is_file():
-        raise IndexNotFoundError(f"no index at '{index_dir}' (missing {MANIFEST}); "
-                                 "run `codecite build`")
+        raise IndexNotFoundError(
+            f"no index at '{index_dir}' (missing {MANIFEST}); run `codecite build`"
+        )
     try:
         manifest = read_json(path)
     except IndexIntegrityError as exc:
@@ -174,18 +183,27 @@ def read_manifest(index_dir: Path) -> dict[str, Any]:
         raise ManifestError(f"'{path}' is not a codecite manifest; {REBUILD_FIX}")
     version = manifest["format_version"]
     if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise ManifestError(f"index at '{index_dir}' has format version {version}, newer than "
-                            f"this codecite reads ({FORMAT_VERSION}); upgrade codecite "
-                            "(`pip install -U codecite`) or rebuild with `codecite build --full`")
+        raise ManifestError(
+            f"index at '{index_dir}' has format version {version}, newer than "
+            f"this codecite reads ({FORMAT_VERSION}); upgrade codecite "
+            "(`pip install -U codecite`) or rebuild with `codecite build --full`"
+        )
     if version < FORMAT_VERSION:
-        raise ManifestError(f"index at '{index_dir}' has old format version {version}; "
-                            f"{REBUILD_FIX}")
+        raise ManifestError(
+            f"index at '{index_dir}' has old format version {version}; {REBUILD_FIX}"
+        )
     _check_manifest_shape(path, manifest)
     return manifest
 
 
-_MANIFEST_SHAPE = {"node_count": int, "checksums": dict, "files": dict, "skipped": list,
-                   "warnings": list, "fingerprint": str}
+_MANIFEST_SHAPE = {
+    "node_count": int,
+    "checksums": dict,
+    "files": dict,
+    "skipped": list,
+    "warnings": list,
+    "fingerprint": str,
+}
 
 
 def _check_manifest_shape(path: Path, manifest: dict[str, Any]) -> None:
@@ -193,17 +211,20 @@ def _check_manifest_shape(path: Path, manifest: dict[str, Any]) -> None:
     for key, kind in _MANIFEST_SHAPE.items():
         value = manifest.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
-            raise ManifestError(f"'{path}' field '{key}' is missing or not a "
-                                f"{kind.__name__} (edited?); {REBUILD_FIX}")
+            raise ManifestError(
+                f"'{path}' field '{key}' is missing or not a "
+                f"{kind.__name__} (edited?); {REBUILD_FIX}"
+            )
     checksums = manifest["checksums"]
-    if not all(isinstance(v, str) for v in checksums.values()) or \
-            not all(isinstance(v, dict) for v in manifest["files"].values()):
-        raise ManifestError(f"'{path}' has malformed checksums or files (edited?); "
-                            f"{REBUILD_FIX}")
+    if not all(isinstance(v, str) for v in checksums.values()) or not all(
+        isinstance(v, dict) for v in manifest["files"].values()
+    ):
+        raise ManifestError(f"'{path}' has malformed checksums or files (edited?); {REBUILD_FIX}")
     missing = [name for name in REQUIRED if name not in checksums]
     if missing:
-        raise ManifestError(f"'{path}' records no checksum for {missing[0]} (edited?); "
-                            f"{REBUILD_FIX}")
+        raise ManifestError(
+            f"'{path}' records no checksum for {missing[0]} (edited?); {REBUILD_FIX}"
+        )
 
 
 def _index_files(index_dir: Path) -> list[str]:
@@ -228,12 +249,15 @@ def checksum_files(index_dir: Path, known: dict[str, str] | None = None) -> dict
 
     ``known`` digests (computed while writing) are taken as they are.
     """
-    return {rel: (known or {}).get(rel) or file_sha256(index_dir / rel)
-            for rel in _index_files(index_dir)}
+    return {
+        rel: (known or {}).get(rel) or file_sha256(index_dir / rel)
+        for rel in _index_files(index_dir)
+    }
 
 
-def verify_files(index_dir: Path, manifest: dict[str, Any],
-                 only: Iterable[str] | None = None) -> None:
+def verify_files(
+    index_dir: Path, manifest: dict[str, Any], only: Iterable[str] | None = None
+) -> None:
     """Raise ``IndexIntegrityError`` naming the first missing, altered or unlisted file.
 
     Every index file has a checksum: a file the manifest does not list is damage
@@ -243,13 +267,16 @@ def verify_files(index_dir: Path, manifest: dict[str, Any],
     if only is None:
         unlisted = [rel for rel in _index_files(index_dir) if rel not in expected]
         if unlisted:
-            raise IndexIntegrityError(f"index file '{index_dir / unlisted[0]}' has no checksum "
-                                      f"in {MANIFEST} (edited?); {REBUILD_FIX}")
+            raise IndexIntegrityError(
+                f"index file '{index_dir / unlisted[0]}' has no checksum "
+                f"in {MANIFEST} (edited?); {REBUILD_FIX}"
+            )
     for rel in list(only) if only is not None else list(expected):
         path = index_dir / rel
         if rel not in expected:
-            raise IndexIntegrityError(f"index file '{path}' has no checksum in {MANIFEST} "
-                                      f"(edited?); {REBUILD_FIX}")
+            raise IndexIntegrityError(
+                f"index file '{path}' has no checksum in {MANIFEST} (edited?); {REBUILD_FIX}"
+            )
         if path.is_symlink() or not path.is_file():
             raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}")
         check_size(path)
@@ -263,13 +290,17 @@ def verify_files(index_dir: Path, manifest: dict[str, Any],
 
 # -- what codecite made ------------------------------------------------------------------
 
+
 def _listed_files(index_dir: Path) -> set[str] | None:
     """The files a codecite index folder may hold, from its marker (or, for an index of
     format 2, which had no marker, from its manifest's checksums); None: not an index."""
     try:
         marker = json.loads((index_dir / MARKER).read_text(encoding="utf-8"))
-        if isinstance(marker, dict) and marker.get("codecite_index") == 1 and \
-                isinstance(marker.get("files"), list):
+        if (
+            isinstance(marker, dict)
+            and marker.get("codecite_index") == 1
+            and isinstance(marker.get("files"), list)
+        ):
             return {str(f) for f in marker["files"]} | set(UNLISTED)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         pass
@@ -277,8 +308,11 @@ def _listed_files(index_dir: Path) -> set[str] | None:
         manifest = json.loads((index_dir / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
-    if isinstance(manifest, dict) and manifest.get("format_version") == 2 and \
-            isinstance(manifest.get("checksums"), dict):
+    if (
+        isinstance(manifest, dict)
+        and manifest.get("format_version") == 2
+        and isinstance(manifest.get("checksums"), dict)
+    ):
         return set(manifest["checksums"]) | set(UNLISTED)
     return None
 
@@ -301,8 +335,11 @@ def _foreign_entries(index_dir: Path, listed: set[str] | None, most: int = 3) ->
                 if ok:
                     keep.append(name)
             else:
-                ok = (rel in allowed or (listed is not None and _unlisted(rel))) and \
-                    full.is_file() and not full.is_symlink()
+                ok = (
+                    (rel in allowed or (listed is not None and _unlisted(rel)))
+                    and full.is_file()
+                    and not full.is_symlink()
+                )
             if not ok:
                 found.append(rel + ("/" if name in dirs else ""))
                 if len(found) >= most:
@@ -322,23 +359,29 @@ def check_replaceable(index_dir: Path) -> None:
     """
     if not os.path.lexists(index_dir):
         return
-    fix = ("choose an index_dir of its own: a new or empty folder, or an index codecite "
-           "built (the default is '.codecite' in the repository)")
+    fix = (
+        "choose an index_dir of its own: a new or empty folder, or an index codecite "
+        "built (the default is '.codecite' in the repository)"
+    )
     if index_dir.is_symlink():
-        raise ForeignPathError(f"refusing to build into '{index_dir}': it is a symbolic link; "
-                               f"{fix}")
+        raise ForeignPathError(
+            f"refusing to build into '{index_dir}': it is a symbolic link; {fix}"
+        )
     if not index_dir.is_dir():
-        raise ForeignPathError(f"refusing to build into '{index_dir}': it is an existing file, "
-                               f"not a folder; {fix}")
+        raise ForeignPathError(
+            f"refusing to build into '{index_dir}': it is an existing file, not a folder; {fix}"
+        )
     if not any(index_dir.iterdir()):
         return
     listed = _listed_files(index_dir)
     foreign = _foreign_entries(index_dir, listed)
     if foreign:
         what = "it is not a codecite index: " if listed is None else ""
-        raise ForeignPathError(f"refusing to build into '{index_dir}': {what}it holds "
-                               f"{', '.join(repr(f) for f in foreign)}, which codecite did not "
-                               f"write; {fix}")
+        raise ForeignPathError(
+            f"refusing to build into '{index_dir}': {what}it holds "
+            f"{', '.join(repr(f) for f in foreign)}, which codecite did not "
+            f"write; {fix}"
+        )
 
 
 def _owned_leftover(path: Path) -> bool:
@@ -351,17 +394,19 @@ def _owned_leftover(path: Path) -> bool:
 
 def write_marker(index_dir: Path, files: Iterable[str] = ()) -> None:
     """Mark ``index_dir`` as made by codecite, listing the files it may hold."""
-    write_json(index_dir / MARKER, {"codecite_index": 1, "format_version": FORMAT_VERSION,
-                                    "files": sorted(files)})
+    write_json(
+        index_dir / MARKER,
+        {"codecite_index": 1, "format_version": FORMAT_VERSION, "files": sorted(files)},
+    )
 
 
 # -- atomic replacement ----------------------------------------------------------------
 
+
 def _new_sibling(index_dir: Path, kind: str) -> Path:
     """A sibling name no file has: ``<index>.<kind>-<pid>-<random>``."""
     while True:
-        path = index_dir.with_name(f"{index_dir.name}.{kind}-{os.getpid()}-"
-                                   f"{secrets.token_hex(4)}")
+        path = index_dir.with_name(f"{index_dir.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}")
         if not os.path.lexists(path):
             return path
 
@@ -427,8 +472,9 @@ def recover_index(index_dir: Path, journal: Journal, clean: bool = False) -> boo
     restored = False
     entries = journal.entries()
     if not os.path.lexists(index_dir):
-        retired = [e for e in entries if e["role"] == RETIRED
-                   and _owned_leftover(journal.path_of(e))]
+        retired = [
+            e for e in entries if e["role"] == RETIRED and _owned_leftover(journal.path_of(e))
+        ]
         if retired:
             os.replace(journal.path_of(retired[-1]), index_dir)  # the newest recorded
             journal.forget(journal.path_of(retired[-1]))

@@ -15,8 +15,20 @@ from typing import Any
 
 from codecite.node_parsers.schema import CODE_KINDS
 
-SYMBOL_KEYS = ("kind", "symbol_type", "signature", "params", "returns", "decorators",
-               "fields", "has_init", "bases", "source_path", "start_line", "end_line")
+SYMBOL_KEYS = (
+    "kind",
+    "symbol_type",
+    "signature",
+    "params",
+    "returns",
+    "decorators",
+    "fields",
+    "has_init",
+    "bases",
+    "source_path",
+    "start_line",
+    "end_line",
+)
 
 
 @dataclass
@@ -33,8 +45,9 @@ class SymbolTable:
     symbols: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
-    def from_parts(cls, namespaces: Iterable[dict[str, Any]],
-                   nodes_metadata: Iterable[dict[str, Any]]) -> SymbolTable:
+    def from_parts(
+        cls, namespaces: Iterable[dict[str, Any]], nodes_metadata: Iterable[dict[str, Any]]
+    ) -> SymbolTable:
         modules = {ns["module"]: ns for ns in namespaces}
         symbols: dict[str, dict[str, Any]] = {}
         for meta in nodes_metadata:
@@ -70,8 +83,9 @@ class SymbolTable:
 
     def submodules(self, name: str) -> list[str]:
         prefix = name + "."
-        return sorted(m for m in self.modules if m.startswith(prefix)
-                      and "." not in m[len(prefix):])
+        return sorted(
+            m for m in self.modules if m.startswith(prefix) and "." not in m[len(prefix) :]
+        )
 
     def names_in(self, module: str) -> set[str]:
         """Every name a module binds at top level, plus its direct submodules."""
@@ -80,8 +94,9 @@ class SymbolTable:
         names |= {m.rsplit(".", 1)[1] for m in self.submodules(module)}
         return names
 
-    def resolve(self, dotted: str, _depth: int = 0,
-                _memo: dict[str, str] | None = None) -> str | None:
+    def resolve(
+        self, dotted: str, _depth: int = 0, _memo: dict[str, str] | None = None
+    ) -> str | None:
         """Follow re-exports to the defining qualified name, or None if not provable.
 
         ``pkg.f`` where ``pkg/__init__.py`` does ``from ._impl import f`` resolves
@@ -106,7 +121,7 @@ class SymbolTable:
             if module not in self.modules:
                 continue
             ns = self.modules[module]
-            head, rest = parts[i], parts[i + 1:]
+            head, rest = parts[i], parts[i + 1 :]
             target = ns.get("imports", {}).get(head)
             if target is not None:
                 full = ".".join([target, *rest])
@@ -120,8 +135,9 @@ class SymbolTable:
             return self._via_star_imports(ns, [head, *rest], _depth, _memo)
         return None
 
-    def _via_star_imports(self, ns: dict[str, Any], parts: list[str], depth: int,
-                          memo: dict[str, str] | None = None) -> str | None:
+    def _via_star_imports(
+        self, ns: dict[str, Any], parts: list[str], depth: int, memo: dict[str, str] | None = None
+    ) -> str | None:
         """A name bound by ``from x import *``, when x is indexed and provides it."""
         for star in ns.get("star_imports", []):
             star_ns = self.modules.get(star)
@@ -135,8 +151,9 @@ class SymbolTable:
                 return found
         return None
 
-    def related_maps(self) -> tuple[dict[str, list[str]], dict[str, list[str]],
-                                    dict[str, list[str]]]:
+    def related_maps(
+        self,
+    ) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
         """(owner -> member symbols, source path -> its top-level ``python_symbol``
         names, leaf name -> symbols), each list in table order.
 

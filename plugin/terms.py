@@ -38,8 +38,18 @@ ARRAYS = ("doc_ptr", "doc_ids", "doc_tf", "prose_ptr", "prose_ids", "ident_ptr",
 ARRAY_FILES = tuple(f"{REUSE_DIR}/{name}.npy" for name in ARRAYS)
 REUSE_FILES = (KEYS_FILE, KEYS_ARRAY, SYMBOLS_TEXT, VOCAB_FILE, *ARRAY_FILES)
 # The metadata fields derived tables read; every other field stays in nodes.jsonl only.
-KEY_FIELDS = ("kind", "symbol", "module", "symbol_type", "signature", "refs", "code_refs",
-              "docstring", "public", "workflow")
+KEY_FIELDS = (
+    "kind",
+    "symbol",
+    "module",
+    "symbol_type",
+    "signature",
+    "refs",
+    "code_refs",
+    "docstring",
+    "public",
+    "workflow",
+)
 CODED = ("kind", "symbol_type", "workflow", "module")  # few distinct values: stored as codes
 CODE_KINDS = ("python_symbol", "python_method")
 DOC_KINDS = ("doc_section", "recipe", "module_doc")
@@ -52,12 +62,15 @@ def node_keys(meta: dict[str, Any]) -> dict[str, Any]:
     """The slim per-node record derived tables work on (see ``KEY_FIELDS``)."""
     kind = meta.get("kind")
     return {
-        "kind": kind, "symbol": meta.get("symbol"), "module": meta.get("module"),
+        "kind": kind,
+        "symbol": meta.get("symbol"),
+        "module": meta.get("module"),
         "symbol_type": meta.get("symbol_type"),
         "signature": meta.get("signature") if meta.get("symbol_type") == "assignment" else None,
         "refs": list(meta.get("refs") or []) if kind in DOC_KINDS else [],
         "code_refs": list(meta.get("code_refs") or []) if kind in DOC_KINDS else [],
-        "docstring": bool(meta.get("docstring")), "public": meta.get("public"),
+        "docstring": bool(meta.get("docstring")),
+        "public": meta.get("public"),
         "workflow": meta.get("workflow"),
     }
 
@@ -77,8 +90,9 @@ def mined(kind: str | None, docstring: Any) -> bool:
     return kind in CODE_KINDS and bool(docstring)
 
 
-def mining_rows(kind: str | None, symbol: str | None, docstring: Any,
-                tokens: Sequence[str]) -> tuple[list[str], list[str]]:
+def mining_rows(
+    kind: str | None, symbol: str | None, docstring: Any, tokens: Sequence[str]
+) -> tuple[list[str], list[str]]:
     """What a node contributes to mined expansion: (prose words, identifier tokens).
 
     For a documented code node: its tokens that are plain words (no ``_``)
@@ -97,6 +111,7 @@ def mining_rows(kind: str | None, symbol: str | None, docstring: Any,
 
 
 # -- keys ----------------------------------------------------------------------------
+
 
 @dataclass
 class Keys:
@@ -134,7 +149,7 @@ class Keys:
                 column = getattr(keys, name)
                 if isinstance(part, OldRows):
                     assert old is not None
-                    column.extend(getattr(old, name)[part.start:part.stop])
+                    column.extend(getattr(old, name)[part.start : part.stop])
                 else:
                     column.extend(getattr(part, name))
         return keys
@@ -148,20 +163,32 @@ class Keys:
         signatures, doc references); ``symbols.txt`` one symbol a line.
         """
         tables: dict[str, dict[Any, int]] = {name: {} for name in CODED}
-        columns = [[-1 if v is None else tables[name].setdefault(v, len(tables[name]))
-                    for v in getattr(self, name)] for name in CODED]
+        columns = [
+            [
+                -1 if v is None else tables[name].setdefault(v, len(tables[name]))
+                for v in getattr(self, name)
+            ]
+            for name in CODED
+        ]
         columns.append([int(d) for d in self.docstring])
         columns.append([-1 if p is None else int(p) for p in self.public])
         matrix = np.array(columns, dtype=np.int32).reshape(len(columns), len(self)).T
         np.save(index_dir / KEYS_ARRAY, np.ascontiguousarray(matrix), allow_pickle=False)
-        (index_dir / SYMBOLS_TEXT).write_text("\n".join(s or "" for s in self.symbol),
-                                              encoding="utf-8")
-        sparse = {"signature": {i: v for i, v in enumerate(self.signature) if v is not None},
-                  "refs": {i: v for i, v in enumerate(self.refs) if v},
-                  "code_refs": {i: v for i, v in enumerate(self.code_refs) if v}}
-        (index_dir / KEYS_FILE).write_text(json.dumps(
-            {"tables": {name: list(t) for name, t in tables.items()}, **sparse},
-            ensure_ascii=False), encoding="utf-8")
+        (index_dir / SYMBOLS_TEXT).write_text(
+            "\n".join(s or "" for s in self.symbol), encoding="utf-8"
+        )
+        sparse = {
+            "signature": {i: v for i, v in enumerate(self.signature) if v is not None},
+            "refs": {i: v for i, v in enumerate(self.refs) if v},
+            "code_refs": {i: v for i, v in enumerate(self.code_refs) if v},
+        }
+        (index_dir / KEYS_FILE).write_text(
+            json.dumps(
+                {"tables": {name: list(t) for name, t in tables.items()}, **sparse},
+                ensure_ascii=False,
+            ),
+            encoding="utf-8",
+        )
 
     @classmethod
     def load(cls, index_dir: Path, data: dict[str, bytes]) -> Keys:
@@ -173,19 +200,30 @@ class Keys:
             symbols = data[SYMBOLS_TEXT].decode("utf-8").split("\n")
             tables = [[None, *meta["tables"][name]] for name in CODED]  # code -1 -> None
             n = len(matrix)
-            ok = matrix.ndim == 2 and matrix.shape[1] == len(CODED) + 2 and \
-                len(symbols) == max(n, 1) and matrix.dtype == np.int32 and \
-                all(int(matrix[:, j].max(initial=-1)) < len(t) - 1 and
-                    int(matrix[:, j].min(initial=-1)) >= -1 for j, t in enumerate(tables))
+            ok = (
+                matrix.ndim == 2
+                and matrix.shape[1] == len(CODED) + 2
+                and len(symbols) == max(n, 1)
+                and matrix.dtype == np.int32
+                and all(
+                    int(matrix[:, j].max(initial=-1)) < len(t) - 1
+                    and int(matrix[:, j].min(initial=-1)) >= -1
+                    for j, t in enumerate(tables)
+                )
+            )
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, OSError) as exc:
-            raise IndexIntegrityError(f"index folder '{path}' holds an unreadable keys table "
-                                      f"({exc}); {FIX}") from exc
+            raise IndexIntegrityError(
+                f"index folder '{path}' holds an unreadable keys table ({exc}); {FIX}"
+            ) from exc
         if not ok:
-            raise IndexIntegrityError(f"index folder '{path}' holds an inconsistent keys table "
-                                      f"(edited?); {FIX}")
+            raise IndexIntegrityError(
+                f"index folder '{path}' holds an inconsistent keys table (edited?); {FIX}"
+            )
         cols = matrix.T.tolist() if n else [[] for _ in range(len(CODED) + 2)]
-        coded = {name: [table[c + 1] for c in col]
-                 for name, table, col in zip(CODED, tables, cols, strict=False)}
+        coded = {
+            name: [table[c + 1] for c in col]
+            for name, table, col in zip(CODED, tables, cols, strict=False)
+        }
         signature: list[str | None] = [None] * n
         refs: list[list[str]] = [[] for _ in range(n)]
         code_refs: list[list[str]] = [[] for _ in range(n)]
@@ -195,15 +233,22 @@ class Keys:
             refs[int(i)] = v
         for i, v in meta.get("code_refs", {}).items():
             code_refs[int(i)] = v
-        return cls(kind=coded["kind"], symbol=[s or None for s in symbols[:n]],
-                   module=coded["module"], symbol_type=coded["symbol_type"],
-                   signature=signature, refs=refs, code_refs=code_refs,
-                   docstring=[bool(d) for d in cols[-2]],
-                   public=[None if p < 0 else bool(p) for p in cols[-1]],
-                   workflow=coded["workflow"])
+        return cls(
+            kind=coded["kind"],
+            symbol=[s or None for s in symbols[:n]],
+            module=coded["module"],
+            symbol_type=coded["symbol_type"],
+            signature=signature,
+            refs=refs,
+            code_refs=code_refs,
+            docstring=[bool(d) for d in cols[-2]],
+            public=[None if p < 0 else bool(p) for p in cols[-1]],
+            workflow=coded["workflow"],
+        )
 
 
 # -- term rows -------------------------------------------------------------------------
+
 
 @dataclass
 class NodeTerms:
@@ -229,13 +274,17 @@ class NodeTerms:
 
     def columns(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
         """(ptr, ids) of the term, prose and name-part rows."""
-        return ((self.doc_ptr, self.doc_ids), (self.prose_ptr, self.prose_ids),
-                (self.ident_ptr, self.ident_ids))
+        return (
+            (self.doc_ptr, self.doc_ids),
+            (self.prose_ptr, self.prose_ids),
+            (self.ident_ptr, self.ident_ids),
+        )
 
     def save(self, index_dir: Path) -> None:
         (index_dir / REUSE_DIR).mkdir(parents=True, exist_ok=True)
-        (index_dir / VOCAB_FILE).write_text(json.dumps(self.vocab, ensure_ascii=False),
-                                            encoding="utf-8")
+        (index_dir / VOCAB_FILE).write_text(
+            json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8"
+        )
         for name, rel in zip(ARRAYS, ARRAY_FILES, strict=True):
             np.save(index_dir / rel, getattr(self, name), allow_pickle=False)
 
@@ -255,24 +304,37 @@ class NodeTerms:
                     check_size(index_dir / rel)
                     arrays[name] = np.load(index_dir / rel, allow_pickle=False)
             except (ValueError, OSError) as exc:
-                raise IndexIntegrityError(f"index file '{index_dir / rel}' is not a valid "
-                                          f"array ({exc}); {FIX}") from exc
+                raise IndexIntegrityError(
+                    f"index file '{index_dir / rel}' is not a valid array ({exc}); {FIX}"
+                ) from exc
         terms = cls(vocab, **arrays)
         terms._check(index_dir)
         return terms
 
     def _check(self, index_dir: Path) -> None:
         ok = isinstance(self.vocab, list) and all(isinstance(t, str) for t in self.vocab)
-        for ptr, ids in ((self.doc_ptr, self.doc_ids), (self.prose_ptr, self.prose_ids),
-                         (self.ident_ptr, self.ident_ids)):
-            ok = ok and ptr.ndim == 1 and ids.ndim == 1 and len(ptr) == len(self.doc_ptr) \
-                and ptr.dtype.kind == "i" and ids.dtype.kind == "i" and ptr[0] == 0 \
-                and ptr[-1] == len(ids) and bool(np.all(np.diff(ptr) >= 0)) \
+        for ptr, ids in (
+            (self.doc_ptr, self.doc_ids),
+            (self.prose_ptr, self.prose_ids),
+            (self.ident_ptr, self.ident_ids),
+        ):
+            ok = (
+                ok
+                and ptr.ndim == 1
+                and ids.ndim == 1
+                and len(ptr) == len(self.doc_ptr)
+                and ptr.dtype.kind == "i"
+                and ids.dtype.kind == "i"
+                and ptr[0] == 0
+                and ptr[-1] == len(ids)
+                and bool(np.all(np.diff(ptr) >= 0))
                 and (ids.size == 0 or (ids.min() >= 0 and ids.max() < len(self.vocab)))
+            )
         ok = ok and self.doc_tf.shape == self.doc_ids.shape and self.doc_tf.dtype.kind == "i"
         if not ok:
-            raise IndexIntegrityError(f"index folder '{index_dir / REUSE_DIR}' holds "
-                                      f"inconsistent arrays (edited?); {FIX}")
+            raise IndexIntegrityError(
+                f"index folder '{index_dir / REUSE_DIR}' holds inconsistent arrays (edited?); {FIX}"
+            )
 
 
 @dataclass
@@ -311,7 +373,7 @@ def assemble(parts: Iterable[NewRows | OldRows], old: NodeTerms | None) -> NodeT
         for p in parts:
             if isinstance(p, OldRows):
                 for ptr, ids in old.columns():
-                    used[ids[ptr[p.start]:ptr[p.stop]]] = True
+                    used[ids[ptr[p.start] : ptr[p.stop]]] = True
         old_used = np.flatnonzero(used)
     kept = [old.vocab[i] for i in old_used.tolist()] if old is not None else []
     # the kept terms are in order already, so this sort is a linear merge of two runs
@@ -326,9 +388,9 @@ def assemble(parts: Iterable[NewRows | OldRows], old: NodeTerms | None) -> NodeT
         if isinstance(part, OldRows):
             assert old is not None
             for (lengths, chunks), (ptr, old_ids) in zip(out, old.columns(), strict=True):
-                lengths.append(np.diff(ptr[part.start:part.stop + 1]))
-                chunks.append(remap[old_ids[ptr[part.start]:ptr[part.stop]]])
-            doc_tf.append(old.doc_tf[old.doc_ptr[part.start]:old.doc_ptr[part.stop]])
+                lengths.append(np.diff(ptr[part.start : part.stop + 1]))
+                chunks.append(remap[old_ids[ptr[part.start] : ptr[part.stop]]])
+            doc_tf.append(old.doc_tf[old.doc_ptr[part.start] : old.doc_ptr[part.stop]])
             continue
         counts = [Counter(toks) for toks in part.tokens]
         new: tuple[list[list[str]], ...] = ([list(c) for c in counts], part.prose, part.idents)
@@ -337,8 +399,16 @@ def assemble(parts: Iterable[NewRows | OldRows], old: NodeTerms | None) -> NodeT
             chunks.append(np.array([index[t] for r in rows for t in r], dtype=np.int32))
         doc_tf.append(np.array([n for c in counts for n in c.values()], dtype=np.int32))
     (doc_len, doc_ids), (prose_len, prose_ids), (ident_len, ident_ids) = out
-    return NodeTerms(vocab, _ptr(doc_len), _cat(doc_ids), _cat(doc_tf), _ptr(prose_len),
-                     _cat(prose_ids), _ptr(ident_len), _cat(ident_ids))
+    return NodeTerms(
+        vocab,
+        _ptr(doc_len),
+        _cat(doc_ids),
+        _cat(doc_tf),
+        _ptr(prose_len),
+        _cat(prose_ids),
+        _ptr(ident_len),
+        _cat(ident_ids),
+    )
 
 
 def merge_runs(parts: Iterable[T]) -> list[T]:

@@ -24,16 +24,19 @@ ASK_DESCRIPTION = (
     "recipes, with numbered citations (path:start-end). When the evidence is weak it "
     "returns a clarification request with up to three candidate topics instead of an "
     "answer; never invents APIs. It never runs workflows. Input: a natural-language "
-    "question.")
+    "question."
+)
 SEARCH_DESCRIPTION = (
     "Search the {project} codebase and return ranked, cited evidence as JSON rows "
     "(rank, score, kind, label, citation path:start-end, signature, snippet). Use it to "
-    "find where a function, class or documented task lives before writing code.")
+    "find where a function, class or documented task lives before writing code."
+)
 VALIDATE_DESCRIPTION = (
     "Check generated Python code against the real {project} namespace without running "
     "it. Returns JSON {{ok, syntax_ok, errors, warnings, checked}}: errors name imports, "
     "attributes or keyword arguments that do not exist. Use it on every script you write "
-    "before showing it.")
+    "before showing it."
+)
 
 
 def _project(index: Any) -> str:
@@ -77,8 +80,9 @@ def _validate_fn(index: Any) -> Any:
     return codecite_validate
 
 
-def as_tools(index: Any, *, llm: Any = None, session: Any = None,
-             **engine_kwargs: Any) -> list[BaseTool]:
+def as_tools(
+    index: Any, *, llm: Any = None, session: Any = None, **engine_kwargs: Any
+) -> list[BaseTool]:
     """LlamaIndex tools for an agent: ``codecite_ask``, ``codecite_search``,
     ``codecite_validate``.
 
@@ -91,10 +95,19 @@ def as_tools(index: Any, *, llm: Any = None, session: Any = None,
     project = _project(index)
     engine = CodeciteQueryEngine(index=index, llm=llm, session=session, **engine_kwargs)
     return [
-        QueryEngineTool.from_defaults(query_engine=engine, name="codecite_ask",
-                                      description=ASK_DESCRIPTION.format(project=project)),
-        FunctionTool.from_defaults(fn=_search_fn(index), name="codecite_search",
-                                   description=SEARCH_DESCRIPTION.format(project=project)),
-        FunctionTool.from_defaults(fn=_validate_fn(index), name="codecite_validate",
-                                   description=VALIDATE_DESCRIPTION.format(project=project)),
+        QueryEngineTool.from_defaults(
+            query_engine=engine,
+            name="codecite_ask",
+            description=ASK_DESCRIPTION.format(project=project),
+        ),
+        FunctionTool.from_defaults(
+            fn=_search_fn(index),
+            name="codecite_search",
+            description=SEARCH_DESCRIPTION.format(project=project),
+        ),
+        FunctionTool.from_defaults(
+            fn=_validate_fn(index),
+            name="codecite_validate",
+            description=VALIDATE_DESCRIPTION.format(project=project),
+        ),
     ]

@@ -60,8 +60,13 @@ class Finding:
     probe: tuple[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "level": self.level, "symbol": self.symbol,
-                "message": self.message, "suggestions": list(self.suggestions)}
+        return {
+            "line": self.line,
+            "level": self.level,
+            "symbol": self.symbol,
+            "message": self.message,
+            "suggestions": list(self.suggestions),
+        }
 
 
 def _catches_import_error(node: ast.Try) -> bool:
@@ -95,8 +100,15 @@ class _Checker(ast.NodeVisitor):
                 return scope[name]
         return None
 
-    def add(self, line: int, level: str, symbol: str, message: str,
-            suggestions: tuple[str, ...] = (), probe: tuple[str, str] | None = None) -> None:
+    def add(
+        self,
+        line: int,
+        level: str,
+        symbol: str,
+        message: str,
+        suggestions: tuple[str, ...] = (),
+        probe: tuple[str, str] | None = None,
+    ) -> None:
         self.findings.append(Finding(line, level, symbol, message, suggestions, probe))
 
     def report(self, ref: Ref, node: ast.AST, is_import: bool = False) -> None:
@@ -105,12 +117,15 @@ class _Checker(ast.NodeVisitor):
         if ref.kind is RefKind.ABSENT:
             guarded = is_import and self.guarded > 0
             message = with_hint(ref.reason, ref.suggestions) + (GUARD_NOTE if guarded else "")
-            self.add(line, "warning" if guarded else "error", ref.display, message,
-                     ref.suggestions)
+            self.add(line, "warning" if guarded else "error", ref.display, message, ref.suggestions)
         elif ref.kind is RefKind.UNKNOWN:
-            self.add(line, "warning", ref.display,
-                     f"'{ref.display}' cannot be verified statically: {ref.reason}",
-                     probe=ref.probe)
+            self.add(
+                line,
+                "warning",
+                ref.display,
+                f"'{ref.display}' cannot be verified statically: {ref.reason}",
+                probe=ref.probe,
+            )
         elif ref.found and ref.display not in self.checked:
             self.checked.append(ref.display)
 
@@ -150,8 +165,13 @@ class _Checker(ast.NodeVisitor):
             return node.module or ""
         dots = "." * node.level + (node.module or "")
         if self.module is None:
-            self.add(node.lineno, "warning", dots, f"relative import '{dots}' cannot be "
-                     "resolved: the script's module is unknown (pass module=...)")
+            self.add(
+                node.lineno,
+                "warning",
+                dots,
+                f"relative import '{dots}' cannot be "
+                "resolved: the script's module is unknown (pass module=...)",
+            )
             return None
         parts = self.module.split(".")
         is_package = self.ns.table.modules.get(self.module, {}).get("is_package", False)
@@ -164,8 +184,11 @@ class _Checker(ast.NodeVisitor):
         self.report(owner, node)
         ns = self.ns.table.modules.get(owner.canonical or "", {})
         exported = ns.get("all")
-        names = exported if exported is not None else [
-            n for n in self.ns.table.names_in(owner.canonical or "") if not n.startswith("_")]
+        names = (
+            exported
+            if exported is not None
+            else [n for n in self.ns.table.names_in(owner.canonical or "") if not n.startswith("_")]
+        )
         for name in names:
             self.bind(name, self.ns.member(owner, name))
 
@@ -178,8 +201,15 @@ class _Checker(ast.NodeVisitor):
         if not isinstance(node, ast.Lambda):
             self.bind(node.name, OPAQUE)
         args = node.args
-        names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
-                                 *(x for x in (args.vararg, args.kwarg) if x))]
+        names = [
+            a.arg
+            for a in (
+                *args.posonlyargs,
+                *args.args,
+                *args.kwonlyargs,
+                *(x for x in (args.vararg, args.kwarg) if x),
+            )
+        ]
         self.scopes.append(dict.fromkeys(names, OPAQUE))
         for stmt in node.body if isinstance(node.body, list) else [node.body]:
             self.visit(stmt)
@@ -196,8 +226,9 @@ class _Checker(ast.NodeVisitor):
             self.visit(stmt)
         self.scopes.pop()
 
-    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp
-                       | ast.DictComp) -> None:
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+    ) -> None:
         self.scopes.append({})
         for gen in node.generators:
             self.visit(gen.iter)
@@ -232,8 +263,11 @@ class _Checker(ast.NodeVisitor):
         value = self.visit(node.value)
         for target in node.targets:
             self.visit(target)
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(value, Ref):
+        if (
+            len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(value, Ref)
+        ):
             self.bind(node.targets[0].id, value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -284,8 +318,11 @@ class _Checker(ast.NodeVisitor):
         if not isinstance(func, Ref) or func.kind not in (RefKind.CLASS, RefKind.CALLABLE):
             return None
         self._check_call(func, node)
-        return Ref(RefKind.INSTANCE, func.display, func.canonical) \
-            if func.kind is RefKind.CLASS else None
+        return (
+            Ref(RefKind.INSTANCE, func.display, func.canonical)
+            if func.kind is RefKind.CLASS
+            else None
+        )
 
     def _check_call(self, func: Ref, node: ast.Call) -> None:
         sig = self.ns.signature(func)
@@ -295,13 +332,19 @@ class _Checker(ast.NodeVisitor):
             n_positional=sum(not isinstance(a, ast.Starred) for a in node.args),
             keywords=tuple(k.arg for k in node.keywords if k.arg is not None),
             star_args=any(isinstance(a, ast.Starred) for a in node.args),
-            star_kwargs=any(k.arg is None for k in node.keywords))
+            star_kwargs=any(k.arg is None for k in node.keywords),
+        )
         for problem in bind_problems(sig, shape, func.display):
             message = with_hint(problem.message, problem.suggestions)
             if problem.doubt:
                 message += f" (not certain: {problem.doubt})"
-            self.add(node.lineno, "error" if problem.certain else "warning", func.display,
-                     message, problem.suggestions)
+            self.add(
+                node.lineno,
+                "error" if problem.certain else "warning",
+                func.display,
+                message,
+                problem.suggestions,
+            )
 
 
 def _table_of(index: Any) -> SymbolTable | None:
@@ -321,13 +364,17 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _result(syntax_ok: bool, findings: list[Finding], checked: list[str],
-            import_checked: list[str]) -> dict[str, Any]:
+def _result(
+    syntax_ok: bool, findings: list[Finding], checked: list[str], import_checked: list[str]
+) -> dict[str, Any]:
     errors = _unique(f.message for f in findings if f.level == "error")
     return {
-        "ok": syntax_ok and not errors, "syntax_ok": syntax_ok, "errors": errors,
+        "ok": syntax_ok and not errors,
+        "syntax_ok": syntax_ok,
+        "errors": errors,
         "warnings": _unique(f.message for f in findings if f.level == "warning"),
-        "checked": _unique(checked), "findings": [f.to_json() for f in findings],
+        "checked": _unique(checked),
+        "findings": [f.to_json() for f in findings],
         "import_checked": import_checked,
     }
 
@@ -338,21 +385,27 @@ def _import_probe(finding: Finding) -> Finding | None:
     try:
         mod = importlib.import_module(module)
         present = hasattr(mod, name) or (
-            hasattr(mod, "__path__") and importlib.util.find_spec(f"{module}.{name}") is not None)
+            hasattr(mod, "__path__") and importlib.util.find_spec(f"{module}.{name}") is not None
+        )
     except Exception as exc:  # an installed package can fail to import in any way
         logger.debug("import check of %s failed", module, exc_info=True)
-        return replace(finding, message=f"{finding.message} (import check failed: "
-                       f"{type(exc).__name__}: {exc})", probe=None)
+        return replace(
+            finding,
+            message=f"{finding.message} (import check failed: {type(exc).__name__}: {exc})",
+            probe=None,
+        )
     if present:
         return None
     near = did_you_mean(name, dir(mod))
     message = with_hint(f"'{module}' has no attribute or submodule '{name}'", near)
-    return replace(finding, level="error", message=f"{message} (import check)",
-                   suggestions=near, probe=None)
+    return replace(
+        finding, level="error", message=f"{message} (import check)", suggestions=near, probe=None
+    )
 
 
-def _run_import_checks(findings: list[Finding], checked: list[str],
-                       import_checked: list[str]) -> list[Finding]:
+def _run_import_checks(
+    findings: list[Finding], checked: list[str], import_checked: list[str]
+) -> list[Finding]:
     out = []
     for finding in findings:
         if finding.level != "warning" or finding.probe is None:
@@ -367,10 +420,14 @@ def _run_import_checks(findings: list[Finding], checked: list[str],
     return out
 
 
-def validate_generated_code(code: str, index: Any = None,
-                            package: str | Iterable[str] | None = None,
-                            import_check: bool = False, *,
-                            module: str | None = None) -> dict[str, Any]:
+def validate_generated_code(
+    code: str,
+    index: Any = None,
+    package: str | Iterable[str] | None = None,
+    import_check: bool = False,
+    *,
+    module: str | None = None,
+) -> dict[str, Any]:
     """Check a generated script's use of the indexed package without importing it.
 
     Args:
@@ -398,13 +455,22 @@ def validate_generated_code(code: str, index: Any = None,
     table = _table_of(index)
     checker = _Checker(Namespace.of(table or SymbolTable(), _packages(package, table)), module)
     if table is None:
-        checker.add(0, "warning", "", "no symbol table given: nothing was checked against "
-                    "the package (pass index=)")
+        checker.add(
+            0,
+            "warning",
+            "",
+            "no symbol table given: nothing was checked against the package (pass index=)",
+        )
     try:
         checker.visit(tree)
     except RecursionError:  # an expression nested deeper than the walk can follow
-        checker.add(0, "warning", "", "code nested too deeply to check completely; "
-                    "only the part before the deep nesting was checked")
+        checker.add(
+            0,
+            "warning",
+            "",
+            "code nested too deeply to check completely; "
+            "only the part before the deep nesting was checked",
+        )
     import_checked: list[str] = []
     findings, checked = checker.findings, list(checker.checked)
     if import_check:

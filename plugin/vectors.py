@@ -60,8 +60,9 @@ class StoredVectors:
         return int(self.matrix.shape[1])
 
 
-def save_vectors(index_dir: Path, ids: Sequence[str], matrix: np.ndarray,
-                 normalise: bool = True) -> None:
+def save_vectors(
+    index_dir: Path, ids: Sequence[str], matrix: np.ndarray, normalise: bool = True
+) -> None:
     """Write ``vectors.npy`` (normalised float32, no pickle) and ``vector_ids.json``.
 
     ``normalise=False`` when the rows already are (reused rows then stay bit-identical).
@@ -82,8 +83,9 @@ def load_vectors(index_dir: Path) -> StoredVectors:
     except FileNotFoundError as exc:
         raise IndexIntegrityError(f"'{exc.filename}' is missing; {_FIX}") from exc
     except (OSError, ValueError) as exc:
-        raise IndexIntegrityError(f"vectors in '{index_dir}' are unreadable ({exc}); "
-                                  f"{_FIX}") from exc
+        raise IndexIntegrityError(
+            f"vectors in '{index_dir}' are unreadable ({exc}); {_FIX}"
+        ) from exc
     return _checked(index_dir, matrix, ids)
 
 
@@ -91,22 +93,30 @@ _FIX = "run `codecite build --embed`"
 
 
 def _checked(index_dir: Path, matrix: np.ndarray, ids: Any) -> StoredVectors:
-    if matrix.ndim != 2 or matrix.dtype != np.float32 or not isinstance(ids, list) \
-            or len(ids) != matrix.shape[0]:
-        raise IndexIntegrityError(f"'{index_dir / VECTORS}' ({matrix.shape}, {matrix.dtype}) "
-                                  f"does not match '{VECTOR_IDS}' ({len(ids)} ids); {_FIX}")
+    if (
+        matrix.ndim != 2
+        or matrix.dtype != np.float32
+        or not isinstance(ids, list)
+        or len(ids) != matrix.shape[0]
+    ):
+        raise IndexIntegrityError(
+            f"'{index_dir / VECTORS}' ({matrix.shape}, {matrix.dtype}) "
+            f"does not match '{VECTOR_IDS}' ({len(ids)} ids); {_FIX}"
+        )
     return StoredVectors(tuple(str(i) for i in ids), matrix)
 
 
 def load_verified(index_dir: Path, manifest: dict[str, Any]) -> StoredVectors:
     """The vectors of an index, each file checked against its manifest checksum."""
     try:
-        matrix = np.load(io.BytesIO(read_verified(index_dir, manifest, VECTORS)),
-                         allow_pickle=False)
+        matrix = np.load(
+            io.BytesIO(read_verified(index_dir, manifest, VECTORS)), allow_pickle=False
+        )
         ids = json.loads(read_verified(index_dir, manifest, VECTOR_IDS))
     except (OSError, ValueError) as exc:
-        raise IndexIntegrityError(f"vectors in '{index_dir}' are unreadable ({exc}); "
-                                  f"{_FIX}") from exc
+        raise IndexIntegrityError(
+            f"vectors in '{index_dir}' are unreadable ({exc}); {_FIX}"
+        ) from exc
     return _checked(index_dir, matrix, ids)
 
 
@@ -115,8 +125,9 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def reusable_vectors(previous_dir: Path, previous_manifest: dict[str, Any] | None,
-                     backend: str, model: str | None) -> dict[str, np.ndarray]:
+def reusable_vectors(
+    previous_dir: Path, previous_manifest: dict[str, Any] | None, backend: str, model: str | None
+) -> dict[str, np.ndarray]:
     """``text key -> vector`` of the previous index, if made by the same backend+model.
 
     Keyed by text, not node id: a node id hashes path, name and line span, so it
@@ -126,18 +137,23 @@ def reusable_vectors(previous_dir: Path, previous_manifest: dict[str, Any] | Non
     hand-edited file makes nothing reusable (logged), never a wrong vector.
     """
     info = (previous_manifest or {}).get("embedding") or {}
-    if previous_manifest is None or info.get("backend") != backend or \
-            info.get("model") != model:
+    if previous_manifest is None or info.get("backend") != backend or info.get("model") != model:
         return {}
     try:
         stored = load_verified(previous_dir, previous_manifest)
         texts = _node_texts(read_verified(previous_dir, previous_manifest, NODES))
     except (CodeciteError, OSError, ValueError, KeyError, TypeError) as exc:
-        logger.warning("the previous vectors cannot be reused (%s); they are re-embedded "
-                       "where the backend allows", exc)
+        logger.warning(
+            "the previous vectors cannot be reused (%s); they are re-embedded "
+            "where the backend allows",
+            exc,
+        )
         return {}
-    return {text_key(texts[node_id]): stored.matrix[row]
-            for row, node_id in enumerate(stored.ids) if node_id in texts}
+    return {
+        text_key(texts[node_id]): stored.matrix[row]
+        for row, node_id in enumerate(stored.ids)
+        if node_id in texts
+    }
 
 
 def _node_texts(data: bytes) -> dict[str, str]:
@@ -159,11 +175,14 @@ def stale_note(info: dict[str, Any] | None, node_count: int | None = None) -> st
         return None
     total = node_count if node_count is not None else int(info.get("count") or 0) + stale
     reason = info.get("stale_reason") or f"backend {info.get('backend')} unavailable"
-    return (f"embeddings: {stale} of {total} nodes stale ({reason}); "
-            "run `codecite build --embed` when it is")
+    return (
+        f"embeddings: {stale} of {total} nodes stale ({reason}); "
+        "run `codecite build --embed` when it is"
+    )
 
 
 # -- external vector stores ------------------------------------------------------------------
+
 
 def point_id(node_id: str) -> str:
     """A UUID for ``node_id`` (stores such as Qdrant accept only UUIDs or integers).
@@ -173,8 +192,9 @@ def point_id(node_id: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, node_id))
 
 
-def export_to_vector_store(store: Any, stored: StoredVectors, nodes: Sequence[Any],
-                           batch_size: int = 256) -> int:
+def export_to_vector_store(
+    store: Any, stored: StoredVectors, nodes: Sequence[Any], batch_size: int = 256
+) -> int:
     """Copy the index's vectors into a LlamaIndex vector store; returns the count.
 
     Each point is a ``TextNode`` with the node's text, a UUID5 id derived from the
@@ -189,10 +209,19 @@ def export_to_vector_store(store: Any, stored: StoredVectors, nodes: Sequence[An
         node = by_id.get(node_id)
         if node is None:
             continue
-        meta = {NODE_ID_KEY: node_id, "kind": node.metadata.get("kind"),
-                "source_path": node.metadata.get("source_path")}
-        batch.append(TextNode(id_=point_id(node_id), text=node.text, metadata=meta,
-                              embedding=stored.matrix[row].tolist()))
+        meta = {
+            NODE_ID_KEY: node_id,
+            "kind": node.metadata.get("kind"),
+            "source_path": node.metadata.get("source_path"),
+        }
+        batch.append(
+            TextNode(
+                id_=point_id(node_id),
+                text=node.text,
+                metadata=meta,
+                embedding=stored.matrix[row].tolist(),
+            )
+        )
         if len(batch) >= batch_size:
             count += len(store.add(batch))
             batch = []
@@ -219,17 +248,21 @@ class VectorStoreDenseIndex:
         self.dimension = dimension
         self.overfetch = overfetch
 
-    def search(self, query: np.ndarray, depth: int, floor: float,
-               allowed: frozenset[str] | None) -> DenseHits:
+    def search(
+        self, query: np.ndarray, depth: int, floor: float, allowed: frozenset[str] | None
+    ) -> DenseHits:
         from llama_index.core.vector_stores.types import VectorStoreQuery
 
         from codecite.retrievers.hybrid import DenseHits
 
         top = depth * (self.overfetch if allowed is not None else 1)
-        result = self.store.query(VectorStoreQuery(query_embedding=[float(x) for x in query],
-                                                   similarity_top_k=top))
-        pairs = [(self._node_id(result, i), float(sim))
-                 for i, sim in enumerate(result.similarities or [])]
+        result = self.store.query(
+            VectorStoreQuery(query_embedding=[float(x) for x in query], similarity_top_k=top)
+        )
+        pairs = [
+            (self._node_id(result, i), float(sim))
+            for i, sim in enumerate(result.similarities or [])
+        ]
         kept = [(n, s) for n, s in pairs if n and (allowed is None or n in allowed)]
         kept.sort(key=lambda p: (-p[1], p[0]))
         best = kept[0][1] if kept else None

@@ -19,9 +19,12 @@ __all__ = [
 ]
 
 _LAZY = {
-    "CodeciteRetriever": "bm25", "HybridRetriever": "hybrid",
-    "RetrievedContext": "results", "ScoreBreakdown": "results",
-    "ScoringSettings": "settings", "reciprocal_rank_fusion": "fusion",
+    "CodeciteRetriever": "bm25",
+    "HybridRetriever": "hybrid",
+    "RetrievedContext": "results",
+    "ScoreBreakdown": "results",
+    "ScoringSettings": "settings",
+    "reciprocal_rank_fusion": "fusion",
     "tokenize": "tokenizer",
 }
 

@@ -42,22 +42,33 @@ MAX_TOP_K = 1000
 class _NodeArrays:
     """Per-node vectors the scoring needs, computed once when the retriever is made."""
 
-    def __init__(self, nodes: Sequence[TextNode], settings: ScoringSettings,
-                 feedback: Mapping[str, float]) -> None:
+    def __init__(
+        self, nodes: Sequence[TextNode], settings: ScoringSettings, feedback: Mapping[str, float]
+    ) -> None:
         metas = [n.metadata for n in nodes]
         self.kinds = np.array([m.get("kind") or "" for m in metas])
         self.workflows = [m.get("workflow") for m in metas]
-        self.priority = np.array([boosts.priority_factor(int(m.get("priority") or 1),
-                                                         settings.priority_step)
-                                  for m in metas], dtype=np.float32)
+        self.priority = np.array(
+            [
+                boosts.priority_factor(int(m.get("priority") or 1), settings.priority_step)
+                for m in metas
+            ],
+            dtype=np.float32,
+        )
         self.recipe = np.where(self.kinds == "recipe", settings.recipe_boost, 1.0)
         self.code = np.isin(self.kinds, list(CODE_KINDS))
-        self.feedback = np.array([boosts.feedback_factor(float(feedback.get(m["symbol"], 0)),
-                                                         settings.feedback_floor)
-                                  if m.get("symbol") in feedback else 1.0 for m in metas],
-                                 dtype=np.float32)
-        self.zero_config = np.array([settings.zero_config_factor(m) for m in metas],
-                                    dtype=np.float32)
+        self.feedback = np.array(
+            [
+                boosts.feedback_factor(float(feedback.get(m["symbol"], 0)), settings.feedback_floor)
+                if m.get("symbol") in feedback
+                else 1.0
+                for m in metas
+            ],
+            dtype=np.float32,
+        )
+        self.zero_config = np.array(
+            [settings.zero_config_factor(m) for m in metas], dtype=np.float32
+        )
         self.leaf_index: dict[str, list[int]] = {}
         self.compound: set[str] = set()
         for i, m in enumerate(metas):
@@ -69,8 +80,9 @@ class _NodeArrays:
         self.paths = [m.get("source_path") or "" for m in metas]
         self._nodes = nodes
         self._positions: dict[str, int] | None = None
-        self.doc_files = [p if k in PAGE_KINDS else None
-                          for p, k in zip(self.paths, self.kinds, strict=True)]
+        self.doc_files = [
+            p if k in PAGE_KINDS else None for p, k in zip(self.paths, self.kinds, strict=True)
+        ]
 
     def positions(self) -> dict[str, int]:
         """Node id -> row, made on first use (the confidence rule reads it)."""
@@ -81,8 +93,7 @@ class _NodeArrays:
     def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
         if workflow is None:
             return np.ones(len(self.workflows), dtype=np.float32)
-        return np.array([boost if w == workflow else 1.0 for w in self.workflows],
-                        dtype=np.float32)
+        return np.array([boost if w == workflow else 1.0 for w in self.workflows], dtype=np.float32)
 
     def symbol_vector(self, mentions: Mentions, boost: float) -> np.ndarray:
         """``boost`` for nodes whose leaf name the query mentions.
@@ -108,19 +119,27 @@ class CodeciteRetriever(BM25Retriever):
         >>> retriever.retrieve("how do I correct static shift")   # doctest: +SKIP
     """
 
-    def __init__(self, nodes: Sequence[TextNode], bm25: bm25s.BM25,
-                 settings: ScoringSettings | None = None,
-                 similarity_top_k: int = DEFAULT_TOP_K,
-                 feedback: Mapping[str, float] | None = None,
-                 propagation: DocPropagation | None = None,
-                 mined_expansion: Mapping[str, Sequence[str]] | None = None,
-                 filters: MetadataFilters | None = None,
-                 kinds: Sequence[str] | None = None, workflow: str | None = None,
-                 path_prefix: str | None = None, node_arrays: _NodeArrays | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        nodes: Sequence[TextNode],
+        bm25: bm25s.BM25,
+        settings: ScoringSettings | None = None,
+        similarity_top_k: int = DEFAULT_TOP_K,
+        feedback: Mapping[str, float] | None = None,
+        propagation: DocPropagation | None = None,
+        mined_expansion: Mapping[str, Sequence[str]] | None = None,
+        filters: MetadataFilters | None = None,
+        kinds: Sequence[str] | None = None,
+        workflow: str | None = None,
+        path_prefix: str | None = None,
+        node_arrays: _NodeArrays | None = None,
+        **kwargs: Any,
+    ) -> None:
         if int(bm25.scores["num_docs"]) != len(nodes):
-            raise ValueError(f"bm25 index has {bm25.scores['num_docs']} documents but "
-                             f"{len(nodes)} nodes were given")
+            raise ValueError(
+                f"bm25 index has {bm25.scores['num_docs']} documents but "
+                f"{len(nodes)} nodes were given"
+            )
         self.settings = settings or ScoringSettings()
         self.nodes = list(nodes)
         self.feedback = dict(feedback or {})
@@ -132,8 +151,7 @@ class CodeciteRetriever(BM25Retriever):
         self._workflow_filter = workflow
         self._path_prefix = path_prefix
         top_k = max(1, min(int(similarity_top_k), MAX_TOP_K))
-        super().__init__(existing_bm25=bm25, similarity_top_k=top_k, skip_stemming=True,
-                         **kwargs)
+        super().__init__(existing_bm25=bm25, similarity_top_k=top_k, skip_stemming=True, **kwargs)
         self.similarity_top_k = top_k  # the parent clamps it to the corpus size
         self._mask = self._filter_mask()
 
@@ -168,8 +186,9 @@ class CodeciteRetriever(BM25Retriever):
             mask &= np.array([w == self._workflow_filter for w in self._arrays.workflows])
         if self._path_prefix:
             prefix = self._path_prefix.strip("/")
-            mask &= np.array([p == prefix or p.startswith(prefix + "/") for p in
-                              self._arrays.paths])
+            mask &= np.array(
+                [p == prefix or p.startswith(prefix + "/") for p in self._arrays.paths]
+            )
         if self._filters is not None:
             by_id = {node.node_id: node.metadata for node in self.nodes}
             keep = build_metadata_filter_fn(lambda node_id: by_id[node_id], self._filters)
@@ -190,8 +209,7 @@ class CodeciteRetriever(BM25Retriever):
         workflow = infer_workflow(query, self.settings.workflows)
         return tokens, expansion, source, workflow
 
-    def query_variants(self, tokens: list[str],
-                       expansion: list[str]) -> list[tuple[str, ...]]:
+    def query_variants(self, tokens: list[str], expansion: list[str]) -> list[tuple[str, ...]]:
         """``v(q)``: per query word, its other forms found in the index (see ``variants``)."""
         if not self.settings.query_variants or self.settings.variant_weight <= 0:
             return []
@@ -201,8 +219,7 @@ class CodeciteRetriever(BM25Retriever):
             self.bm25._codecite_variants = table
         return variant_groups(tokens, table, exclude=expansion)
 
-    def score_all(self, query: str,
-                  variants: bool = True) -> tuple[np.ndarray, dict[str, Any]]:
+    def score_all(self, query: str, variants: bool = True) -> tuple[np.ndarray, dict[str, Any]]:
         """Final score of every node, and the per-node vectors that made it.
 
         ``variants=False`` scores without word-form variants, as if
@@ -228,29 +245,56 @@ class CodeciteRetriever(BM25Retriever):
         top = float(np.where(own_words > 0, own_words * factors, 0.0).max(initial=0.0))
         final, sources = composed, None
         if self.propagation is not None and s.doc_propagation:
-            final, sources = self.propagation.apply(composed, s.propagation_share, self._mask,
-                                                    factor=a.feedback)
-        parts = {"tokens": tokens, "expansion": expansion, "source": source,
-                 "variants": forms, "v": v, "top": top,
-                 "workflow": workflow, "q": q, "e": e, "lexical": lexical, "wf": wf,
-                 "sym": sym, "composed": composed, "sources": sources}
+            final, sources = self.propagation.apply(
+                composed, s.propagation_share, self._mask, factor=a.feedback
+            )
+        parts = {
+            "tokens": tokens,
+            "expansion": expansion,
+            "source": source,
+            "variants": forms,
+            "v": v,
+            "top": top,
+            "workflow": workflow,
+            "q": q,
+            "e": e,
+            "lexical": lexical,
+            "wf": wf,
+            "sym": sym,
+            "composed": composed,
+            "sources": sources,
+        }
         return final, parts
 
-    def retrieve_context(self, query: str | QueryBundle, similarity_top_k: int | None = None,
-                         variants: bool = True) -> RetrievedContext:
+    def retrieve_context(
+        self, query: str | QueryBundle, similarity_top_k: int | None = None, variants: bool = True
+    ) -> RetrievedContext:
         """Rank nodes for ``query`` and explain every score."""
         query_str = query.query_str if isinstance(query, QueryBundle) else str(query)
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
         final, parts = self.score_all(query_str, variants)
-        aliases = (self.propagation.is_alias if self.propagation is not None
-                   and parts["sources"] is not None else None)
-        order = rank_order(final, k, self.settings.max_sections_per_file, self._arrays.doc_files,
-                           tiebreak=parts["composed"], last=aliases)
-        ctx = RetrievedContext(query=query_str, tokens=parts["tokens"],
-                               expansion=parts["expansion"],
-                               expansion_source=parts["source"], workflow=parts["workflow"],
-                               variants=[t for group in parts["variants"] for t in group])
+        aliases = (
+            self.propagation.is_alias
+            if self.propagation is not None and parts["sources"] is not None
+            else None
+        )
+        order = rank_order(
+            final,
+            k,
+            self.settings.max_sections_per_file,
+            self._arrays.doc_files,
+            tiebreak=parts["composed"],
+            last=aliases,
+        )
+        ctx = RetrievedContext(
+            query=query_str,
+            tokens=parts["tokens"],
+            expansion=parts["expansion"],
+            expansion_source=parts["source"],
+            workflow=parts["workflow"],
+            variants=[t for group in parts["variants"] for t in group],
+        )
         ctx.top_score = parts["top"]
         for i in order:
             node = self.nodes[i]
@@ -262,13 +306,20 @@ class CodeciteRetriever(BM25Retriever):
         a = self._arrays
         src = parts["sources"][i] if parts["sources"] is not None else -1
         return ScoreBreakdown(
-            bm25_q=float(parts["q"][i]), bm25_e=float(parts["e"][i]), bm25_v=float(parts["v"][i]),
-            lexical=float(parts["lexical"][i]), priority=float(a.priority[i]),
-            workflow=float(parts["wf"][i]), recipe=float(a.recipe[i]),
-            symbol=float(parts["sym"][i]), feedback=float(a.feedback[i]),
-            zero_config=float(a.zero_config[i]), composed=float(parts["composed"][i]),
+            bm25_q=float(parts["q"][i]),
+            bm25_e=float(parts["e"][i]),
+            bm25_v=float(parts["v"][i]),
+            lexical=float(parts["lexical"][i]),
+            priority=float(a.priority[i]),
+            workflow=float(parts["wf"][i]),
+            recipe=float(a.recipe[i]),
+            symbol=float(parts["sym"][i]),
+            feedback=float(a.feedback[i]),
+            zero_config=float(a.zero_config[i]),
+            composed=float(parts["composed"][i]),
             propagated_from=self.nodes[src].node_id if src >= 0 else None,
-            final=float(final[i]))
+            final=float(final[i]),
+        )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self.retrieve_context(query_bundle).nodes
@@ -281,8 +332,9 @@ class CodeciteRetriever(BM25Retriever):
         persist_retriever(self, Path(path))
 
     @classmethod
-    def from_persist_dir(cls, path: str, encoding: str = "utf-8",
-                         **kwargs: Any) -> CodeciteRetriever:
+    def from_persist_dir(
+        cls, path: str, encoding: str = "utf-8", **kwargs: Any
+    ) -> CodeciteRetriever:
         """Load a retriever from ``path`` (an index dir or a ``persist()`` output)."""
         from .persist import load_retriever
 
@@ -305,10 +357,14 @@ def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndar
     return total
 
 
-def rank_order(scores: np.ndarray, k: int, max_per_file: int,
-               doc_files: Sequence[str | None],
-               tiebreak: np.ndarray | None = None,
-               last: np.ndarray | None = None) -> list[int]:
+def rank_order(
+    scores: np.ndarray,
+    k: int,
+    max_per_file: int,
+    doc_files: Sequence[str | None],
+    tiebreak: np.ndarray | None = None,
+    last: np.ndarray | None = None,
+) -> list[int]:
     """Indexes of the top ``k`` positive scores. Ties go to nodes not marked ``last``
     (an alias ranks after the symbol it renames), then to the higher ``tiebreak``
     (e.g. a propagated symbol's own score), then to node order.

@@ -34,8 +34,9 @@ def priority_factor(priority: int, step: float = DEFAULT_PRIORITY_STEP) -> float
     return max(0.0, 1.0 + step * (priority - 1))
 
 
-def workflow_factor(node_workflow: str | None, query_workflow: str | None,
-                    boost: float = DEFAULT_WORKFLOW_BOOST) -> float:
+def workflow_factor(
+    node_workflow: str | None, query_workflow: str | None, boost: float = DEFAULT_WORKFLOW_BOOST
+) -> float:
     """``boost`` when the node's workflow tag equals the workflow inferred from the query."""
     return boost if query_workflow is not None and node_workflow == query_workflow else 1.0
 
@@ -45,8 +46,9 @@ def recipe_factor(kind: str, boost: float = DEFAULT_RECIPE_BOOST) -> float:
     return boost if kind == "recipe" else 1.0
 
 
-def symbol_factor(leaf: str | None, mentions: Mentions,
-                  boost: float = DEFAULT_SYMBOL_BOOST) -> float:
+def symbol_factor(
+    leaf: str | None, mentions: Mentions, boost: float = DEFAULT_SYMBOL_BOOST
+) -> float:
     """``boost`` when the query names the node's leaf symbol as a whole identifier.
 
     ``mentions`` holds the query's lowered whole words (dotted names split) and
@@ -63,8 +65,12 @@ def symbol_factor(leaf: str | None, mentions: Mentions,
     return 1.0
 
 
-def feedback_factor(votes: float, floor: float = DEFAULT_FEEDBACK_FLOOR,
-                    step: float = FEEDBACK_STEP, ceiling: float = FEEDBACK_CEILING) -> float:
+def feedback_factor(
+    votes: float,
+    floor: float = DEFAULT_FEEDBACK_FLOOR,
+    step: float = FEEDBACK_STEP,
+    ceiling: float = FEEDBACK_CEILING,
+) -> float:
     """``clamp(1 + step * votes, floor, ceiling)`` from net up-minus-down votes.
 
     The floor demotes a hard negative without erasing it from consideration.

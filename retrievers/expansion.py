@@ -19,8 +19,9 @@ def _contains_phrase(text: str, phrase: str) -> bool:
     return re.search(rf"{literal}(?<!\w{literal})(?!\w)", text) is not None
 
 
-def configured_expansion(query: str, expansions: Mapping[str, Iterable[str]],
-                         query_tokens: Iterable[str]) -> list[str]:
+def configured_expansion(
+    query: str, expansions: Mapping[str, Iterable[str]], query_tokens: Iterable[str]
+) -> list[str]:
     """Tokens added by configured trigger phrases, minus those already in the query."""
     lowered = query.lower()
     seen = set(query_tokens)

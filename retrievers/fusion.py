@@ -63,9 +63,13 @@ def l2_normalise(matrix: np.ndarray) -> np.ndarray:
     return out[0] if squeeze else out
 
 
-def cosine_ranking(matrix: np.ndarray, query: np.ndarray, depth: int,
-                   floor: float = DEFAULT_COSINE_FLOOR,
-                   mask: np.ndarray | None = None) -> tuple[list[tuple[int, float]], float | None]:
+def cosine_ranking(
+    matrix: np.ndarray,
+    query: np.ndarray,
+    depth: int,
+    floor: float = DEFAULT_COSINE_FLOOR,
+    mask: np.ndarray | None = None,
+) -> tuple[list[tuple[int, float]], float | None]:
     """Rows by cosine with ``query``, best first: ``cos(i) = v_i . q`` (unit vectors).
 
     Only rows with ``cos >= floor`` are ranked (DESIGN.md: 0.20). The floor is
@@ -95,8 +99,9 @@ def cosine_ranking(matrix: np.ndarray, query: np.ndarray, depth: int,
     return [(int(i), float(cos[i])) for i in order], best
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], depth: int | None = None,
-                           k: int = DEFAULT_RRF_K) -> list[Fused]:
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[str]], depth: int | None = None, k: int = DEFAULT_RRF_K
+) -> list[Fused]:
     """Fuse rankings of node ids: ``RRF(i) = sum_r 1 / (k + rank_r(i))``, 0-based ranks.
 
     Cormack, Clarke & Buettcher (SIGIR 2009), with k = 60. RRF uses ranks only,
@@ -129,9 +134,12 @@ def _rrf_score(ranks: Sequence[int | None], k: int) -> float:
     return sum(1.0 / (k + r) for r in ranks if r is not None)
 
 
-def mentions_known_symbol(words: Iterable[str], leaf_names: Container[str],
-                          compound: Container[str] | None = None,
-                          code: Container[str] = frozenset()) -> bool:
+def mentions_known_symbol(
+    words: Iterable[str],
+    leaf_names: Container[str],
+    compound: Container[str] | None = None,
+    code: Container[str] = frozenset(),
+) -> bool:
     """The symbol gate: does the query name some node's leaf symbol as a whole word?
 
     ``words`` are the query's lowered whole words, ``leaf_names`` the lowered
@@ -147,8 +155,7 @@ def mentions_known_symbol(words: Iterable[str], leaf_names: Container[str],
     ranking for such queries removed that loss. Dense retrieval is for the other
     questions, phrased in words the code does not use.
     """
-    return any(w in leaf_names and (compound is None or w in compound or w in code)
-               for w in words)
+    return any(w in leaf_names and (compound is None or w in compound or w in code) for w in words)
 
 
 __all__ = [

@@ -72,8 +72,9 @@ class DenseIndex(Protocol):
 
     dimension: int
 
-    def search(self, query: np.ndarray, depth: int, floor: float,
-               allowed: frozenset[str] | None) -> DenseHits: ...
+    def search(
+        self, query: np.ndarray, depth: int, floor: float, allowed: frozenset[str] | None
+    ) -> DenseHits: ...
 
 
 class ArrayDenseIndex:
@@ -102,8 +103,9 @@ class ArrayDenseIndex:
             self._masks[allowed] = np.array([i in allowed for i in self.ids], dtype=bool)
         return self._masks[allowed]
 
-    def search(self, query: np.ndarray, depth: int, floor: float,
-               allowed: frozenset[str] | None) -> DenseHits:
+    def search(
+        self, query: np.ndarray, depth: int, floor: float, allowed: frozenset[str] | None
+    ) -> DenseHits:
         ranked, best = cosine_ranking(self.matrix, query, depth, floor, self._mask(allowed))
         return DenseHits(tuple((self.ids[i], c) for i, c in ranked), best)
 
@@ -128,13 +130,22 @@ class HybridRetriever(BaseRetriever):
         >>> retriever.retrieve_context("make the progress bar quieter")  # doctest: +SKIP
     """
 
-    def __init__(self, lexical: Any, dense: DenseIndex | None = None,
-                 embed_model: Any = None, *, stored_model: str | None = None,
-                 stored_dimension: int | None = None, similarity_top_k: int | None = None,
-                 embed_query: Callable[[str], Sequence[float]] | None = None,
-                 symbol_gate: bool = True, cosine_floor: float = DEFAULT_COSINE_FLOOR,
-                 rrf_k: int = DEFAULT_RRF_K, degraded: str | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        lexical: Any,
+        dense: DenseIndex | None = None,
+        embed_model: Any = None,
+        *,
+        stored_model: str | None = None,
+        stored_dimension: int | None = None,
+        similarity_top_k: int | None = None,
+        embed_query: Callable[[str], Sequence[float]] | None = None,
+        symbol_gate: bool = True,
+        cosine_floor: float = DEFAULT_COSINE_FLOOR,
+        rrf_k: int = DEFAULT_RRF_K,
+        degraded: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.lexical = lexical
         self.dense = dense
@@ -145,11 +156,14 @@ class HybridRetriever(BaseRetriever):
         self.symbol_gate = symbol_gate
         self.cosine_floor = cosine_floor
         self.rrf_k = rrf_k
-        self._embed_query = embed_query or (embed_model.get_query_embedding
-                                            if embed_model is not None else None)
+        self._embed_query = embed_query or (
+            embed_model.get_query_embedding if embed_model is not None else None
+        )
         self.unavailable = degraded or (
-            None if dense is not None and self._embed_query is not None
-            else "no dense index or embedding model given")
+            None
+            if dense is not None and self._embed_query is not None
+            else "no dense index or embedding model given"
+        )
         self._by_id = {n.node_id: n for n in lexical.nodes}
         self._allowed = _allowed_ids(lexical)
         check_model(embed_model, stored_model)
@@ -159,8 +173,9 @@ class HybridRetriever(BaseRetriever):
         return "CodeciteHybridRetriever"
 
     # -- the pass ----------------------------------------------------------------------
-    def retrieve_context(self, query: str | QueryBundle,
-                         similarity_top_k: int | None = None) -> RetrievedContext:
+    def retrieve_context(
+        self, query: str | QueryBundle, similarity_top_k: int | None = None
+    ) -> RetrievedContext:
         """Rank nodes for ``query`` by fused lexical + dense evidence, and explain it."""
         query_str = query.query_str if isinstance(query, QueryBundle) else str(query)
         k = max(1, int(similarity_top_k or self.similarity_top_k))
@@ -182,8 +197,9 @@ class HybridRetriever(BaseRetriever):
         """The gate's test, with the lexical retriever's own reading of a mention."""
         arrays = self.lexical._arrays
         mentions = identifier_mentions(query)
-        return mentions_known_symbol(mentions.words, arrays.leaf_index,
-                                     getattr(arrays, "compound", None), mentions.code)
+        return mentions_known_symbol(
+            mentions.words, arrays.leaf_index, getattr(arrays, "compound", None), mentions.code
+        )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self.retrieve_context(query_bundle).nodes
@@ -195,17 +211,20 @@ class HybridRetriever(BaseRetriever):
                 f"the query embedding of model {_model_name(self.embed_model)!r} has dimension "
                 f"{vector.size}, the stored vectors of model {self.stored_model!r} have "
                 f"{self.stored_dimension}; query with the model the index was built with or "
-                f"{REBUILD_FIX}")
+                f"{REBUILD_FIX}"
+            )
         return l2_normalise(vector)
 
     # -- results -----------------------------------------------------------------------
-    def _fuse(self, lex: RetrievedContext, hits: DenseHits, k: int, depth: int,
-              gated: bool) -> RetrievedContext:
+    def _fuse(
+        self, lex: RetrievedContext, hits: DenseHits, k: int, depth: int, gated: bool
+    ) -> RetrievedContext:
         lex_ids = [n.node.node_id for n in lex.nodes]
         dense_ids = [node_id for node_id, _ in hits.ranked if node_id in self._by_id]
         cosine = dict(hits.ranked)
-        fused = {f.node_id: f for f in reciprocal_rank_fusion([lex_ids, dense_ids], depth,
-                                                              self.rrf_k)}
+        fused = {
+            f.node_id: f for f in reciprocal_rank_fusion([lex_ids, dense_ids], depth, self.rrf_k)
+        }
         if gated:
             chosen = [fused[i] for i in lex_ids[:k]]
             scores = {n.node.node_id: float(n.score or 0.0) for n in lex.nodes[:k]}
@@ -216,8 +235,9 @@ class HybridRetriever(BaseRetriever):
         out.top_cosine = hits.best
         for f in chosen:
             out.nodes.append(NodeWithScore(node=self._by_id[f.node_id], score=scores[f.node_id]))
-            out.breakdown[f.node_id] = _breakdown(lex.breakdown.get(f.node_id), f,
-                                                  cosine.get(f.node_id), scores[f.node_id])
+            out.breakdown[f.node_id] = _breakdown(
+                lex.breakdown.get(f.node_id), f, cosine.get(f.node_id), scores[f.node_id]
+            )
         if gated:
             logger.debug("symbol gate: query names a known symbol; lexical ranking kept")
         return out
@@ -243,7 +263,8 @@ def check_model(embed_model: Any, stored_model: str | None) -> None:
             f"queries would be embedded by model {name!r} but the index vectors were made "
             f"by model {stored_model!r}; vectors of two models are not comparable. Use "
             f"model {stored_model!r} for queries (e.g. [tool.codecite.embedding] model = "
-            f"\"{stored_model}\") or {REBUILD_FIX}")
+            f'"{stored_model}") or {REBUILD_FIX}'
+        )
 
 
 def _model_name(embed_model: Any) -> str:
@@ -264,24 +285,45 @@ def _fused_order(f: Fused) -> tuple[float, int, str]:
 
 def _context_like(lex: RetrievedContext, mode: str) -> RetrievedContext:
     """A new context with the lexical reading of the query and no nodes yet."""
-    return RetrievedContext(query=lex.query, tokens=list(lex.tokens),
-                            expansion=list(lex.expansion), expansion_source=lex.expansion_source,
-                            workflow=lex.workflow, top_score=lex.top_score, mode=mode,
-                            variants=list(lex.variants))
+    return RetrievedContext(
+        query=lex.query,
+        tokens=list(lex.tokens),
+        expansion=list(lex.expansion),
+        expansion_source=lex.expansion_source,
+        workflow=lex.workflow,
+        top_score=lex.top_score,
+        mode=mode,
+        variants=list(lex.variants),
+    )
 
 
-_NO_LEXICAL = ScoreBreakdown(bm25_q=0.0, bm25_e=0.0, lexical=0.0, priority=1.0, workflow=1.0,
-                             recipe=1.0, symbol=1.0, feedback=1.0, zero_config=1.0,
-                             composed=0.0)
+_NO_LEXICAL = ScoreBreakdown(
+    bm25_q=0.0,
+    bm25_e=0.0,
+    lexical=0.0,
+    priority=1.0,
+    workflow=1.0,
+    recipe=1.0,
+    symbol=1.0,
+    feedback=1.0,
+    zero_config=1.0,
+    composed=0.0,
+)
 
 
-def _breakdown(lexical: ScoreBreakdown | None, fused: Fused, cosine: float | None,
-               final: float) -> ScoreBreakdown:
+def _breakdown(
+    lexical: ScoreBreakdown | None, fused: Fused, cosine: float | None, final: float
+) -> ScoreBreakdown:
     """The lexical terms (zero for a node outside the lexical top ``depth``, which got
     nothing from that ranking), plus cosine, both ranks and the final score."""
     lex_rank, dense_rank = fused.ranks
-    return replace(lexical or _NO_LEXICAL, final=final, dense_cosine=cosine,
-                   lexical_rank=lex_rank, dense_rank=dense_rank)
+    return replace(
+        lexical or _NO_LEXICAL,
+        final=final,
+        dense_cosine=cosine,
+        lexical_rank=lex_rank,
+        dense_rank=dense_rank,
+    )
 
 
 _SECRET = re.compile(r"(sk-|key-|Bearer\s+)[A-Za-z0-9_\-*.]{4,}")
@@ -304,5 +346,11 @@ def _short(exc: BaseException) -> str:
     return redact_secrets(text)[:200]
 
 
-__all__ = ["ArrayDenseIndex", "DenseHits", "DenseIndex", "HybridRetriever", "check_model",
-           "redact_secrets"]
+__all__ = [
+    "ArrayDenseIndex",
+    "DenseHits",
+    "DenseIndex",
+    "HybridRetriever",
+    "check_model",
+    "redact_secrets",
+]

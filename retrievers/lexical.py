@@ -48,8 +48,14 @@ class Bm25Arrays:
     b: float
 
 
-def bm25_arrays(vocab: list[str], doc_ptr: np.ndarray, doc_ids: np.ndarray,
-                doc_tf: np.ndarray, k1: float = 1.5, b: float = 0.75) -> Bm25Arrays:
+def bm25_arrays(
+    vocab: list[str],
+    doc_ptr: np.ndarray,
+    doc_ids: np.ndarray,
+    doc_tf: np.ndarray,
+    k1: float = 1.5,
+    b: float = 0.75,
+) -> Bm25Arrays:
     """The matrix ``build_bm25`` would make, from per-node term counts.
 
     Node i holds term ``vocab[doc_ids[j]]`` ``doc_tf[j]`` times for j in
@@ -95,8 +101,12 @@ def bm25_from_arrays(arrays: Bm25Arrays) -> bm25s.BM25:
     import bm25s
 
     bm25 = bm25s.BM25(k1=arrays.k1, b=arrays.b)
-    bm25.scores = {"data": arrays.data, "indices": arrays.indices, "indptr": arrays.indptr,
-                   "num_docs": arrays.num_docs}
+    bm25.scores = {
+        "data": arrays.data,
+        "indices": arrays.indices,
+        "indptr": arrays.indptr,
+        "num_docs": arrays.num_docs,
+    }
     bm25.vocab_dict = arrays.vocab_dict
     bm25.nonoccurrence_array = None  # Lucene BM25 has no non-occurrence term
     bm25.unique_token_ids_set = set(arrays.vocab_dict.values())
@@ -117,20 +127,30 @@ def save_bm25_arrays(arrays: Bm25Arrays, index_dir: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("data", "indices", "indptr"):
         np.save(folder / f"{name}.csc.index.npy", getattr(arrays, name), allow_pickle=False)
-    (folder / "vocab.index.json").write_text(json.dumps(arrays.vocab_dict, ensure_ascii=False),
-                                             encoding="utf-8")
+    (folder / "vocab.index.json").write_text(
+        json.dumps(arrays.vocab_dict, ensure_ascii=False), encoding="utf-8"
+    )
     params: dict[str, Any] = {
-        "k1": arrays.k1, "b": arrays.b, "delta": 0.5, "method": "lucene",
-        "idf_method": "lucene", "dtype": "float32", "int_dtype": "int32",
-        "num_docs": arrays.num_docs, "version": version("bm25s"), "backend": "numpy"}
+        "k1": arrays.k1,
+        "b": arrays.b,
+        "delta": 0.5,
+        "method": "lucene",
+        "idf_method": "lucene",
+        "dtype": "float32",
+        "int_dtype": "int32",
+        "num_docs": arrays.num_docs,
+        "version": version("bm25s"),
+        "backend": "numpy",
+    }
     (folder / "params.index.json").write_text(json.dumps(params, indent=4), encoding="utf-8")
 
 
 def load_bm25(index_dir: Path) -> bm25s.BM25:
     import bm25s
 
-    return bm25s.BM25.load(str(index_dir / BM25_DIR), load_corpus=False, allow_pickle=False,
-                           show_progress=False)
+    return bm25s.BM25.load(
+        str(index_dir / BM25_DIR), load_corpus=False, allow_pickle=False, show_progress=False
+    )
 
 
 def bm25_scores(bm25: bm25s.BM25, tokens: list[str]) -> np.ndarray:

@@ -19,11 +19,14 @@ DEFAULT_TERMS_PER_WORD = 3
 MAX_EXPANSION_TERMS = 12
 
 
-def mine_expansion(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence[Sequence[str]],
-                   min_word_docs: int = DEFAULT_MIN_WORD_DOCS,
-                   min_pair_docs: int = DEFAULT_MIN_PAIR_DOCS,
-                   min_pmi: float = DEFAULT_MIN_PMI,
-                   terms_per_word: int = DEFAULT_TERMS_PER_WORD) -> dict[str, list[str]]:
+def mine_expansion(
+    prose_tokens: Sequence[Sequence[str]],
+    ident_tokens: Sequence[Sequence[str]],
+    min_word_docs: int = DEFAULT_MIN_WORD_DOCS,
+    min_pair_docs: int = DEFAULT_MIN_PAIR_DOCS,
+    min_pmi: float = DEFAULT_MIN_PMI,
+    terms_per_word: int = DEFAULT_TERMS_PER_WORD,
+) -> dict[str, list[str]]:
     """Word -> identifier tokens with the highest PMI over node co-occurrence.
 
     ``prose_tokens[i]`` are the prose words of node i (docstring / section body),
@@ -31,13 +34,21 @@ def mine_expansion(prose_tokens: Sequence[Sequence[str]], ident_tokens: Sequence
     log(P(w, t) / (P(w) P(t))) over nodes.
     """
     vocab: dict[str, int] = {}
-    word_rows = [[vocab.setdefault(w, len(vocab)) for w in dict.fromkeys(ws)]
-                 for ws in prose_tokens]
-    ident_rows = [[vocab.setdefault(t, len(vocab)) for t in dict.fromkeys(ts)]
-                  for ts in ident_tokens]
-    return mine_rows(Rows.of(word_rows), Rows.of(ident_rows), list(vocab),
-                     min_word_docs=min_word_docs, min_pair_docs=min_pair_docs,
-                     min_pmi=min_pmi, terms_per_word=terms_per_word)
+    word_rows = [
+        [vocab.setdefault(w, len(vocab)) for w in dict.fromkeys(ws)] for ws in prose_tokens
+    ]
+    ident_rows = [
+        [vocab.setdefault(t, len(vocab)) for t in dict.fromkeys(ts)] for ts in ident_tokens
+    ]
+    return mine_rows(
+        Rows.of(word_rows),
+        Rows.of(ident_rows),
+        list(vocab),
+        min_word_docs=min_word_docs,
+        min_pair_docs=min_pair_docs,
+        min_pmi=min_pmi,
+        terms_per_word=terms_per_word,
+    )
 
 
 @dataclass
@@ -63,10 +74,17 @@ class Rows:
         return Rows(ptr, self.ids[np.repeat(self.ptr[:-1][rows], lengths) + offsets])
 
 
-def mine_rows(word_rows: Rows, ident_rows: Rows, vocab: Sequence[str], *,
-              vocab_sorted: bool = False, min_word_docs: int = DEFAULT_MIN_WORD_DOCS,
-              min_pair_docs: int = DEFAULT_MIN_PAIR_DOCS, min_pmi: float = DEFAULT_MIN_PMI,
-              terms_per_word: int = DEFAULT_TERMS_PER_WORD) -> dict[str, list[str]]:
+def mine_rows(
+    word_rows: Rows,
+    ident_rows: Rows,
+    vocab: Sequence[str],
+    *,
+    vocab_sorted: bool = False,
+    min_word_docs: int = DEFAULT_MIN_WORD_DOCS,
+    min_pair_docs: int = DEFAULT_MIN_PAIR_DOCS,
+    min_pmi: float = DEFAULT_MIN_PMI,
+    terms_per_word: int = DEFAULT_TERMS_PER_WORD,
+) -> dict[str, list[str]]:
     """``mine_expansion`` over id rows: node i has words ``vocab[j]`` for j in its word row.
 
     Words and identifier tokens share ``vocab``. Counting is vectorized: every
@@ -87,9 +105,11 @@ def mine_rows(word_rows: Rows, ident_rows: Rows, vocab: Sequence[str], *,
     offsets = np.arange(len(w)) - np.repeat(np.cumsum(fan) - fan, fan)
     t = ident_rows.ids[np.repeat(ident_rows.ptr[:-1][nodes], fan) + offsets]
     distinct = t != w  # a word never expands to itself
-    code_type = np.uint32 if size * size < 2 ** 32 else np.int64  # halves the sort's memory
-    codes, counts = np.unique(w[distinct].astype(code_type) * code_type(size)
-                              + t[distinct].astype(code_type), return_counts=True)
+    code_type = np.uint32 if size * size < 2**32 else np.int64  # halves the sort's memory
+    codes, counts = np.unique(
+        w[distinct].astype(code_type) * code_type(size) + t[distinct].astype(code_type),
+        return_counts=True,
+    )
     codes = codes.astype(np.int64)
     w_ids, t_ids = codes // size, codes % size
     pmi = np.log(counts * n / (word_df[w_ids] * ident_df[t_ids]))

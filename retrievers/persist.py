@@ -43,18 +43,31 @@ def node_from_record(rec: dict[str, Any]) -> TextNode:
     """
     meta = rec["metadata"]
     hidden = [k for k in HIDDEN_METADATA_KEYS if k in meta] + ["public"]
-    if not isinstance(rec.get("id"), str) or not isinstance(rec.get("text"), str) \
-            or not isinstance(meta, dict):
+    if (
+        not isinstance(rec.get("id"), str)
+        or not isinstance(rec.get("text"), str)
+        or not isinstance(meta, dict)
+    ):
         raise ValueError("node record needs a string id, a string text and a metadata object")
     template = _template()
     if template is None:
-        return TextNode.model_construct(id_=rec["id"], text=rec["text"], metadata=meta,
-                                        excluded_embed_metadata_keys=hidden,
-                                        excluded_llm_metadata_keys=list(hidden))
+        return TextNode.model_construct(
+            id_=rec["id"],
+            text=rec["text"],
+            metadata=meta,
+            excluded_embed_metadata_keys=hidden,
+            excluded_llm_metadata_keys=list(hidden),
+        )
     defaults, fields_set = template
     values = defaults.copy()
-    values.update(id_=rec["id"], text=rec["text"], metadata=meta, relationships={},
-                  excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=list(hidden))
+    values.update(
+        id_=rec["id"],
+        text=rec["text"],
+        metadata=meta,
+        relationships={},
+        excluded_embed_metadata_keys=hidden,
+        excluded_llm_metadata_keys=list(hidden),
+    )
     node = TextNode.__new__(TextNode)
     object.__setattr__(node, "__dict__", values)
     object.__setattr__(node, "__pydantic_fields_set__", set(fields_set))
@@ -67,9 +80,14 @@ def node_from_record(rec: dict[str, Any]) -> TextNode:
 def _template() -> tuple[dict[str, Any], frozenset[str]] | None:
     """Field values of a node made by ``model_construct`` and the fields it set; None
     if ``TextNode`` has extra or private fields (then ``model_construct`` is used)."""
-    node = TextNode.model_construct(id_="", text="", metadata={}, relationships={},
-                                    excluded_embed_metadata_keys=[],
-                                    excluded_llm_metadata_keys=[])
+    node = TextNode.model_construct(
+        id_="",
+        text="",
+        metadata={},
+        relationships={},
+        excluded_embed_metadata_keys=[],
+        excluded_llm_metadata_keys=[],
+    )
     if node.__pydantic_extra__ is not None or node.__pydantic_private__ is not None:
         return None
     return dict(node.__dict__), frozenset(node.__pydantic_fields_set__)
@@ -90,9 +108,15 @@ def persist_retriever(retriever: CodeciteRetriever, path: Path) -> None:
         for node in retriever.nodes:
             fh.write(json.dumps(record_of(node), ensure_ascii=False) + "\n")
     save_bm25(retriever.bm25, path)
-    (path / SETTINGS_FILE).write_text(json.dumps(
-        {"settings": retriever.settings.to_json(),
-         "similarity_top_k": retriever.similarity_top_k}), encoding="utf-8")
+    (path / SETTINGS_FILE).write_text(
+        json.dumps(
+            {
+                "settings": retriever.settings.to_json(),
+                "similarity_top_k": retriever.similarity_top_k,
+            }
+        ),
+        encoding="utf-8",
+    )
     if retriever.propagation is not None:
         write_edges(path, retriever.propagation)
     if retriever.mined_expansion:
@@ -102,9 +126,10 @@ def persist_retriever(retriever: CodeciteRetriever, path: Path) -> None:
 
 def write_edges(path: Path, prop: DocPropagation) -> None:
     (path / EDGES_FILE).parent.mkdir(exist_ok=True)
-    (path / EDGES_FILE).write_text(json.dumps(
-        {"sections": prop.sections.tolist(), "symbols": prop.symbols.tolist()}),
-        encoding="utf-8")
+    (path / EDGES_FILE).write_text(
+        json.dumps({"sections": prop.sections.tolist(), "symbols": prop.symbols.tolist()}),
+        encoding="utf-8",
+    )
 
 
 def read_optional_json(path: Path) -> Any:
@@ -122,12 +147,17 @@ def load_parts(path: Path, nodes: list[TextNode]) -> dict[str, Any]:
         "settings": ScoringSettings.from_json(saved.get("settings", {})),
         "similarity_top_k": saved.get("similarity_top_k", 10),
         "propagation": DocPropagation(
-            edges["sections"], edges["symbols"], len(nodes),
-            code=np.array([n.metadata.get("kind") in CODE_KINDS for n in nodes], dtype=bool))
-        if edges else None,
+            edges["sections"],
+            edges["symbols"],
+            len(nodes),
+            code=np.array([n.metadata.get("kind") in CODE_KINDS for n in nodes], dtype=bool),
+        )
+        if edges
+        else None,
         "mined_expansion": read_optional_json(path / MINED_FILE) or {},
         "feedback": {sym: float(v.get("votes", 0)) for sym, v in feedback.items()}
-        if isinstance(feedback, dict) else {},
+        if isinstance(feedback, dict)
+        else {},
     }
 
 

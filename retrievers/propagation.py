@@ -30,14 +30,20 @@ import numpy as np
 class DocPropagation:
     """Edges (lender node index -> symbol node index) and the max-share rule."""
 
-    def __init__(self, sections: Sequence[int], symbols: Sequence[int], size: int,
-                 code: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        sections: Sequence[int],
+        symbols: Sequence[int],
+        size: int,
+        code: np.ndarray | None = None,
+    ) -> None:
         """``code`` marks code nodes: an edge that starts at one is an alias edge."""
         self.sections = np.asarray(sections, dtype=np.int64)
         self.symbols = np.asarray(symbols, dtype=np.int64)
         self.size = size
-        alias = (code[self.sections] if code is not None
-                 else np.zeros(self.sections.size, dtype=bool))
+        alias = (
+            code[self.sections] if code is not None else np.zeros(self.sections.size, dtype=bool)
+        )
         self._doc = (self.sections[~alias], self.symbols[~alias])
         self._alias = (self.sections[alias], self.symbols[alias])
         self.is_alias = np.zeros(size, dtype=bool)
@@ -46,8 +52,13 @@ class DocPropagation:
     def __len__(self) -> int:
         return int(self.sections.size)
 
-    def apply(self, scores: np.ndarray, share: float, mask: np.ndarray | None = None,
-              factor: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def apply(
+        self,
+        scores: np.ndarray,
+        share: float,
+        mask: np.ndarray | None = None,
+        factor: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """New scores and, per node, the node it took its score from (-1: own).
 
         ``factor`` (per node, e.g. user feedback) scales what a symbol receives, so
@@ -59,9 +70,16 @@ class DocPropagation:
         out = self._lend(scores, sources, *self._doc, share, mask, factor)
         return self._lend(out, sources, *self._alias, 1.0, mask, factor), sources
 
-    def _lend(self, scores: np.ndarray, sources: np.ndarray, lenders: np.ndarray,
-              receivers: np.ndarray, share: float, mask: np.ndarray | None,
-              factor: np.ndarray | None) -> np.ndarray:
+    def _lend(
+        self,
+        scores: np.ndarray,
+        sources: np.ndarray,
+        lenders: np.ndarray,
+        receivers: np.ndarray,
+        share: float,
+        mask: np.ndarray | None,
+        factor: np.ndarray | None,
+    ) -> np.ndarray:
         """``max(score, share * best lender's score)`` along the edges; ``sources`` updated."""
         if lenders.size == 0:
             return scores

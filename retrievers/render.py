@@ -21,9 +21,14 @@ def label_of(meta: dict[str, Any]) -> str:
 def node_row(rank: int, nws: NodeWithScore) -> dict[str, Any]:
     meta = nws.node.metadata
     return {
-        "rank": rank, "score": round(float(nws.score or 0.0), 4), "id": nws.node.node_id,
-        "kind": meta.get("kind"), "workflow": meta.get("workflow"), "label": label_of(meta),
-        "source_path": meta.get("source_path"), "start_line": meta.get("start_line"),
+        "rank": rank,
+        "score": round(float(nws.score or 0.0), 4),
+        "id": nws.node.node_id,
+        "kind": meta.get("kind"),
+        "workflow": meta.get("workflow"),
+        "label": label_of(meta),
+        "source_path": meta.get("source_path"),
+        "start_line": meta.get("start_line"),
         "end_line": meta.get("end_line"),
         "citation": f"{meta.get('source_path')}:{meta.get('start_line')}-{meta.get('end_line')}",
     }
@@ -35,20 +40,29 @@ def text_table(ctx: RetrievedContext, width: int = 60) -> str:
     for i, nws in enumerate(ctx.nodes, 1):
         r = node_row(i, nws)
         label = r["label"] if len(r["label"]) <= width else r["label"][: width - 1] + "…"
-        lines.append(f"{i:>3}  {r['score']:>8.3f}  {r['kind'] or '':<13}  "
-                     f"{(r['workflow'] or '-'):<14}  {label:<{width}}  {r['citation']}")
+        lines.append(
+            f"{i:>3}  {r['score']:>8.3f}  {r['kind'] or '':<13}  "
+            f"{(r['workflow'] or '-'):<14}  {label:<{width}}  {r['citation']}"
+        )
     return "\n".join(lines)
 
 
 def html_table(ctx: RetrievedContext) -> str:
-    head = "".join(f"<th>{h}</th>" for h in ("rank", "score", "kind", "workflow", "label",
-                                             "where"))
+    head = "".join(f"<th>{h}</th>" for h in ("rank", "score", "kind", "workflow", "label", "where"))
     rows = []
     for i, nws in enumerate(ctx.nodes, 1):
         r = node_row(i, nws)
-        cells = (r["rank"], f"{r['score']:.3f}", r["kind"], r["workflow"] or "", r["label"],
-                 r["citation"])
+        cells = (
+            r["rank"],
+            f"{r['score']:.3f}",
+            r["kind"],
+            r["workflow"] or "",
+            r["label"],
+            r["citation"],
+        )
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     caption = html.escape(f"{ctx.query!r} (top score {ctx.top_score:.2f})")
-    return (f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
+    return (
+        f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )

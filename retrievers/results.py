@@ -58,14 +58,23 @@ class RetrievedContext:
         from codecite.retrievers.render import node_row
 
         return {
-            "query": self.query, "tokens": self.tokens, "expansion": self.expansion,
-            "expansion_source": self.expansion_source, "variants": self.variants,
+            "query": self.query,
+            "tokens": self.tokens,
+            "expansion": self.expansion,
+            "expansion_source": self.expansion_source,
+            "variants": self.variants,
             "workflow": self.workflow,
-            "top_score": self.top_score, "top_cosine": self.top_cosine,
-            "degraded": self.degraded, "mode": self.mode,
+            "top_score": self.top_score,
+            "top_cosine": self.top_cosine,
+            "degraded": self.degraded,
+            "mode": self.mode,
             "results": [
-                {**node_row(i, nws), "breakdown": self.breakdown[nws.node.node_id].to_json()
-                 if nws.node.node_id in self.breakdown else None}
+                {
+                    **node_row(i, nws),
+                    "breakdown": self.breakdown[nws.node.node_id].to_json()
+                    if nws.node.node_id in self.breakdown
+                    else None,
+                }
                 for i, nws in enumerate(self.nodes, 1)
             ],
         }

@@ -15,7 +15,8 @@ LOW_VALUE_DOC = re.compile(
     r"(^|/)((changelog|changes|history|release[-_]?notes|releases|news|whats[-_]?new|"
     r"prev[-_]whats[-_]new|contributing|authors|license|code[-_]of[-_]conduct)([^/]*$|/)"
     r"|release/)",  # numpy's doc/source/release/1.15.0-notes.rst; a release.rst is a process
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,7 @@ class ScoringSettings:
         return factor
 
     def to_json(self) -> dict[str, Any]:
-        return {k: (dict(v) if isinstance(v, Mapping) else v)
-                for k, v in self.__dict__.items()}
+        return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in self.__dict__.items()}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ScoringSettings:

@@ -21,7 +21,8 @@ TOKENIZER_VERSION = 1
 DEFAULT_MIN_LENGTH = 2
 MAX_QUERY_CHARS = 20_000
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are as at be because been before
 being below between both but by can could did do does doing done down during each either
 else few for from further get gets got had has have having he her here hers herself him
@@ -31,7 +32,8 @@ per please same she should so some such than that the their theirs them themselv
 these they this those through to too under until up upon us use using very via want was way
 we were what when where whether which while who whom whose why will with within without
 would you your yours yourself yourselves
-""".split())
+""".split()
+)
 
 _WORD = re.compile(r"\w+(?:\.\w+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
@@ -46,8 +48,11 @@ class TokenizerSettings:
     stopwords_digest: str = hashlib.sha256(" ".join(sorted(STOPWORDS)).encode()).hexdigest()[:12]
 
     def to_json(self) -> dict[str, object]:
-        return {"version": self.version, "min_length": self.min_length,
-                "stopwords_digest": self.stopwords_digest}
+        return {
+            "version": self.version,
+            "min_length": self.min_length,
+            "stopwords_digest": self.stopwords_digest,
+        }
 
 
 def split_identifier(word: str) -> list[str]:
@@ -69,8 +74,7 @@ def _word_tokens(word: str, min_length: int) -> list[str]:
             return []
         return [whole]
     out = [whole]
-    out.extend(p for p in parts if p not in STOPWORDS and
-               (len(p) >= min_length or p.isdigit()))
+    out.extend(p for p in parts if p not in STOPWORDS and (len(p) >= min_length or p.isdigit()))
     return out
 
 

@@ -66,8 +66,9 @@ def variant_table(vocabulary: Iterable[str]) -> dict[str, tuple[str, ...]]:
     return {stem: tuple(ws) for stem, ws in groups.items() if len(ws) > 1}
 
 
-def variant_groups(query_tokens: Sequence[str], table: Mapping[str, Sequence[str]],
-                   exclude: Iterable[str] = ()) -> list[tuple[str, ...]]:
+def variant_groups(
+    query_tokens: Sequence[str], table: Mapping[str, Sequence[str]], exclude: Iterable[str] = ()
+) -> list[tuple[str, ...]]:
     """Per plain query word that has any, its variants not already in the query.
 
     Example:

@@ -56,8 +56,9 @@ def count_files(root: Path) -> tuple[int, Counter[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("stdlib", nargs="?", type=Path,
-                        default=Path(sysconfig.get_paths()["stdlib"]))
+    parser.add_argument(
+        "stdlib", nargs="?", type=Path, default=Path(sysconfig.get_paths()["stdlib"])
+    )
     parser.add_argument("--min-files", type=int, default=5)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
@@ -67,9 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     words = sorted(w for w, n in df.items() if n >= args.min_files)
     version = ".".join(map(str, sys.version_info[:3]))
-    header = (f"# {len(words)} words found in >= {args.min_files} of {files} standard-library "
-              f"modules' comments and strings\n# (Python {version}); made by "
-              "scripts/common_words.py, read by codecite.confidence\n")
+    header = (
+        f"# {len(words)} words found in >= {args.min_files} of {files} standard-library "
+        f"modules' comments and strings\n# (Python {version}); made by "
+        "scripts/common_words.py, read by codecite.confidence\n"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(header + "\n".join(words) + "\n", encoding="utf-8")
     print(f"{len(words)} words from {files} modules -> {args.out}")

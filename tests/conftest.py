@@ -29,6 +29,7 @@ os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codecite-test-cache-")
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
+
 # `python -m pytest` puts the repository root on sys.path, which would import the
 # top-level folders (node_parsers, ...) as a second copy beside `codecite`.
 if Path(codecite.__file__).resolve().parent != REPO / "plugin":
@@ -38,8 +39,15 @@ if Path(codecite.__file__).resolve().parent != REPO / "plugin":
 @pytest.fixture(autouse=True)
 def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may see a real key or reach a real service."""
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORG_ID",
-                 "AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_BASE",
+        "OPENAI_ORG_ID",
+        "AZURE_OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "HF_TOKEN",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 

@@ -55,7 +55,8 @@ def _node_ids(root: Path) -> list[tuple[str, str]]:
 def test_incremental_build_equals_full_build(sample_repo: Path) -> None:
     codecite.build(sample_repo)
     (sample_repo / "geokit" / "io.py").write_text(
-        (sample_repo / "geokit" / "io.py").read_text().replace("one at a time", "lazily"))
+        (sample_repo / "geokit" / "io.py").read_text().replace("one at a time", "lazily")
+    )
     (sample_repo / "geokit" / "extra.py").write_text('def added(x):\n    """New."""\n')
     (sample_repo / "docs" / "usage.md").unlink()
     report = codecite.build(sample_repo)
@@ -72,8 +73,11 @@ def test_incremental_build_equals_full_build(sample_repo: Path) -> None:
 def _index_bytes(root: Path) -> dict[str, bytes]:
     """Every index file but the manifest (it holds the build time), by relative path."""
     index = root / ".codecite"
-    return {p.relative_to(index).as_posix(): p.read_bytes() for p in sorted(index.rglob("*"))
-            if p.is_file() and p.name != "manifest.json"}
+    return {
+        p.relative_to(index).as_posix(): p.read_bytes()
+        for p in sorted(index.rglob("*"))
+        if p.is_file() and p.name != "manifest.json"
+    }
 
 
 def test_incremental_build_writes_exactly_what_a_full_build_writes(sample_repo: Path) -> None:
@@ -83,9 +87,11 @@ def test_incremental_build_writes_exactly_what_a_full_build_writes(sample_repo: 
     so a reused node line must be rewritten too.
     """
     codecite.build(sample_repo)
-    private = {n.metadata["symbol"]: n.metadata.get("public")
-               for n in codecite.load(sample_repo).nodes
-               if n.metadata["source_path"] == "geokit/_private.py"}
+    private = {
+        n.metadata["symbol"]: n.metadata.get("public")
+        for n in codecite.load(sample_repo).nodes
+        if n.metadata["source_path"] == "geokit/_private.py"
+    }
     assert private["geokit._private.interpolate_gaps"] is False
     init = sample_repo / "geokit" / "__init__.py"
     init.write_text(init.read_text() + "from ._private import interpolate_gaps\n")
@@ -98,8 +104,11 @@ def test_incremental_build_writes_exactly_what_a_full_build_writes(sample_repo: 
     full = _index_bytes(sample_repo)
     assert sorted(incremental) == sorted(full)
     assert [rel for rel in full if incremental[rel] != full[rel]] == []
-    nodes = {n.metadata["symbol"]: n.metadata for n in codecite.load(sample_repo).nodes
-             if n.metadata.get("symbol")}
+    nodes = {
+        n.metadata["symbol"]: n.metadata
+        for n in codecite.load(sample_repo).nodes
+        if n.metadata.get("symbol")
+    }
     assert nodes["geokit._private.interpolate_gaps"]["public"] is True
 
 
@@ -109,8 +118,9 @@ def test_no_change_build_says_up_to_date(sample_repo: Path) -> None:
     assert again.up_to_date and again.nodes == first.nodes and again.reparsed == 0
 
 
-def test_error_inside_writer_keeps_previous_index(sample_repo: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_error_inside_writer_keeps_previous_index(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     codecite.build(sample_repo)
     before = _node_ids(sample_repo)
     (sample_repo / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
@@ -144,8 +154,9 @@ b.build_index(sys.argv[1], full=True)
 def test_killed_build_leaves_old_index_loadable(sample_repo: Path, stage: str) -> None:
     codecite.build(sample_repo)
     before = _node_ids(sample_repo)
-    proc = subprocess.Popen([sys.executable, "-c", KILLER, str(sample_repo), stage],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLER, str(sample_repo), stage], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
@@ -195,21 +206,30 @@ def test_test_suites_are_skipped_but_a_testing_subpackage_is_api(tmp_path: Path)
     report = codecite.build(tmp_path)
     symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
     assert {"tool.testing.clock.MockClock", "tool.build.wheel"} <= symbols
-    assert not any(n.metadata["source_path"].startswith("docs/build/")
-                   for n in codecite.load(tmp_path).nodes)
-    assert not {"tool._tests.helpers.make_fixture", "tool._core._tests.cases.case",
-                "testing.helpers.suite_helper"} & symbols
+    assert not any(
+        n.metadata["source_path"].startswith("docs/build/") for n in codecite.load(tmp_path).nodes
+    )
+    assert (
+        not {
+            "tool._tests.helpers.make_fixture",
+            "tool._core._tests.cases.case",
+            "testing.helpers.suite_helper",
+        }
+        & symbols
+    )
     skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}
     assert skipped["src/tool/_tests/"] == "tests" and skipped["docs/testing/"] == "tests"
     assert report.nodes > 0
 
 
 def test_a_lib_layout_is_indexed_under_its_import_names(tmp_path: Path) -> None:
-    files = {"lib/plotkit/__init__.py": '"""Plotting."""\n',
-             "lib/plotkit/pyplot.py": 'def plot(x):\n    """Plot x."""\n',
-             "lib/kit_tools/axes/__init__.py": "",
-             "lib/kit_tools/axes/three.py": 'class Axes3D:\n    """3D axes."""\n',
-             "lib/quick.py": 'def show():\n    """Show."""\n'}
+    files = {
+        "lib/plotkit/__init__.py": '"""Plotting."""\n',
+        "lib/plotkit/pyplot.py": 'def plot(x):\n    """Plot x."""\n',
+        "lib/kit_tools/axes/__init__.py": "",
+        "lib/kit_tools/axes/three.py": 'class Axes3D:\n    """3D axes."""\n',
+        "lib/quick.py": 'def show():\n    """Show."""\n',
+    }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)

@@ -9,8 +9,14 @@ from pathlib import Path
 
 
 def run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "codecite", *args], cwd=cwd, input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "codecite", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_build_stats_query_round_trip(sample_repo: Path) -> None:
@@ -37,8 +43,9 @@ def test_query_explain_and_json(sample_repo: Path) -> None:
     explain = run(sample_repo, "query", "StaticShiftAgent", "--explain", "-k", "2").stdout
     assert "query tokens:    staticshiftagent static shift agent" in explain
     assert "x symbol 1.50" in explain
-    data = json.loads(run(sample_repo, "query", "load survey", "--json", "--kind",
-                          "python_symbol").stdout)
+    data = json.loads(
+        run(sample_repo, "query", "load survey", "--json", "--kind", "python_symbol").stdout
+    )
     assert data["results"][0]["label"] == "geokit.io.load_survey"
     assert data["results"][0]["breakdown"]["bm25_q"] > 0
     assert {r["kind"] for r in data["results"]} == {"python_symbol"}

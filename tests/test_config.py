@@ -17,8 +17,13 @@ def _write(root: Path, rel: str, text: str = "") -> None:
 
 
 def test_zero_config_flat_layout(tmp_path: Path) -> None:
-    for rel in ("mypkg/__init__.py", "tests/__init__.py", "docs/index.rst", "examples/a.py",
-                "README.md"):
+    for rel in (
+        "mypkg/__init__.py",
+        "tests/__init__.py",
+        "docs/index.rst",
+        "examples/a.py",
+        "README.md",
+    ):
         _write(tmp_path, rel)
     cfg = load_config(tmp_path)
     assert cfg.packages == ("mypkg",)
@@ -36,15 +41,21 @@ def test_zero_config_src_layout_and_recipes(tmp_path: Path) -> None:
 
 
 def test_setuptools_package_dir_is_used(tmp_path: Path) -> None:
-    _write(tmp_path, "pyproject.toml",
-           '[tool.setuptools]\npackage-dir = {"mypkg" = "code", "mypkg.sub" = "other"}\n')
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.setuptools]\npackage-dir = {"mypkg" = "code", "mypkg.sub" = "other"}\n',
+    )
     cfg = load_config(tmp_path)
     assert cfg.package_dirs == {"mypkg": "code", "mypkg.sub": "other"}
     assert cfg.roots == ("code", "other")
 
 
 def test_pyproject_table_and_codecite_toml(tmp_path: Path) -> None:
-    _write(tmp_path, "pyproject.toml", """
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        """
 [tool.codecite]
 packages = ["pkg"]
 roots = ["pkg", "docs/source"]
@@ -58,7 +69,8 @@ keywords = ["Static Shift", "galvanic"]
 paths = ["pkg/ss"]
 [tool.codecite.expansions]
 "vertical offset" = ["static", "shift"]
-""")
+""",
+    )
     cfg = load_config(tmp_path)
     assert cfg.roots == ("pkg", "docs/source") and cfg.confidence_floor == 25.0
     assert cfg.priority_for("pkg/agents/x.py") == 3
@@ -76,17 +88,20 @@ def test_keyword_overrides_win(tmp_path: Path) -> None:
     assert load_config(tmp_path, roots=["b"]).roots == ("b",)
 
 
-@pytest.mark.parametrize(("toml", "key"), [
-    ('rootz = ["x"]', "rootz"),
-    ('roots = "docs"\ninclude_private = "yes"', "include_private"),
-    ("confidence_floor = \"high\"", "confidence_floor"),
-    ('roots = ["../../etc"]', "roots"),
-    ('[priorities]\n"pkg" = "high"', "priorities.pkg"),
-    ('[workflows.qc]\nkeyword = ["x"]', "workflows.qc.keyword"),
-    ('[embedding]\nbackend = "magic"', "embedding.backend"),
-    ('[retrieval]\nsymbol_boost = "big"', "retrieval.symbol_boost"),
-    ('max_file_bytes = -3', "max_file_bytes"),
-])
+@pytest.mark.parametrize(
+    ("toml", "key"),
+    [
+        ('rootz = ["x"]', "rootz"),
+        ('roots = "docs"\ninclude_private = "yes"', "include_private"),
+        ('confidence_floor = "high"', "confidence_floor"),
+        ('roots = ["../../etc"]', "roots"),
+        ('[priorities]\n"pkg" = "high"', "priorities.pkg"),
+        ('[workflows.qc]\nkeyword = ["x"]', "workflows.qc.keyword"),
+        ('[embedding]\nbackend = "magic"', "embedding.backend"),
+        ('[retrieval]\nsymbol_boost = "big"', "retrieval.symbol_boost"),
+        ("max_file_bytes = -3", "max_file_bytes"),
+    ],
+)
 def test_config_errors_name_key_and_file(tmp_path: Path, toml: str, key: str) -> None:
     _write(tmp_path, "codecite.toml", toml)
     with pytest.raises(ConfigError) as err:
@@ -107,8 +122,7 @@ def test_missing_root_is_a_config_error(tmp_path: Path) -> None:
         load_config(tmp_path / "nope")
 
 
-def test_a_src_package_may_be_named_build_but_a_test_suite_is_not_a_package(
-        tmp_path: Path) -> None:
+def test_a_src_package_may_be_named_build_but_a_test_suite_is_not_a_package(tmp_path: Path) -> None:
     for rel in ("src/build/__init__.py", "src/build/env.py", "src/tests/__init__.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
@@ -124,8 +138,12 @@ def test_a_src_package_may_be_named_build_but_a_test_suite_is_not_a_package(
 def test_a_namespace_package_is_found_by_the_package_inside_it(tmp_path: Path) -> None:
     # jaraco.functools: jaraco/ has no __init__.py (PEP 420), jaraco/functools/ does; at
     # the root only the folder the distribution is named after is taken for one
-    for rel in ("jaraco/functools/__init__.py", "vendor/six/__init__.py",
-                "typings/other/__init__.pyi", "docs/index.md"):
+    for rel in (
+        "jaraco/functools/__init__.py",
+        "vendor/six/__init__.py",
+        "typings/other/__init__.pyi",
+        "docs/index.md",
+    ):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
     assert load_config(tmp_path).package_dirs == {}
@@ -141,18 +159,24 @@ def test_a_namespace_package_is_found_by_the_package_inside_it(tmp_path: Path) -
 
 def test_lib_is_a_source_folder_when_nothing_else_holds_packages(tmp_path: Path) -> None:
     # matplotlib: lib/matplotlib, lib/mpl_toolkits (namespace), lib/pylab.py; src/ is C++
-    for rel in ("lib/matplotlib/__init__.py", "lib/mpl_toolkits/mplot3d/__init__.py",
-                "lib/pylab.py", "src/ft2font.cpp", "tools/run.py"):
+    for rel in (
+        "lib/matplotlib/__init__.py",
+        "lib/mpl_toolkits/mplot3d/__init__.py",
+        "lib/pylab.py",
+        "src/ft2font.cpp",
+        "tools/run.py",
+    ):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
     (tmp_path / "galleries" / "examples").mkdir(parents=True)  # matplotlib's gallery folder
     (tmp_path / "doc").mkdir()
     cfg = load_config(tmp_path)
     assert cfg.package_dirs == {
-        "matplotlib": "lib/matplotlib", "mpl_toolkits": "lib/mpl_toolkits",
-        "pylab": "lib/pylab.py"}
-    assert cfg.roots == ("lib/matplotlib", "lib/mpl_toolkits", "lib/pylab.py", "doc",
-                         "galleries")
+        "matplotlib": "lib/matplotlib",
+        "mpl_toolkits": "lib/mpl_toolkits",
+        "pylab": "lib/pylab.py",
+    }
+    assert cfg.roots == ("lib/matplotlib", "lib/mpl_toolkits", "lib/pylab.py", "doc", "galleries")
     (tmp_path / "flat" / "__init__.py").parent.mkdir()
     (tmp_path / "flat" / "__init__.py").write_text("")
     assert load_config(tmp_path).package_dirs == {"flat": "flat"}  # the root comes first

@@ -22,11 +22,18 @@ def _rows(root: Path) -> list[str]:
     rows = []
     for node in index.nodes:
         m = node.metadata
-        rows.append(json.dumps({
-            "path": m["source_path"], "kind": m["kind"],
-            "name": m.get("symbol") or m.get("heading_path"),
-            "span": [m["start_line"], m["end_line"]], "workflow": m.get("workflow"),
-        }, sort_keys=True))
+        rows.append(
+            json.dumps(
+                {
+                    "path": m["source_path"],
+                    "kind": m["kind"],
+                    "name": m.get("symbol") or m.get("heading_path"),
+                    "span": [m["start_line"], m["end_line"]],
+                    "workflow": m.get("workflow"),
+                },
+                sort_keys=True,
+            )
+        )
     return sorted(rows)
 
 

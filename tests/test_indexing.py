@@ -15,25 +15,38 @@ def attrib(default=None):
 def define(cls=None, *, frozen=False):
     """Define a class."""
 '''
-INIT = '''
+INIT = """
 from functools import partial
 from ._make import attrib, define
 ib = attr = attrib
 frozen = partial(define, frozen=True)
 VERSION = "1.0"
 made = define(object)
-'''
+"""
 
 
 def _records_and_table():
-    parts = [parse_python_source(IMPL, "pkg/_make.py", "pkg._make"),
-             parse_python_source(INIT, "pkg/__init__.py", "pkg")]
-    records = [{"id": n.node_id, "text": n.text, "metadata": n.metadata}
-               for p in parts for n in p.nodes]
-    records.append({"id": "doc", "text": "", "metadata": {
-        "kind": "doc_section", "source_path": "docs/a.md", "refs": ["pkg.ib", "define", "nope"]}})
-    table = SymbolTable.from_parts([p.namespace.to_json() for p in parts],
-                                   [r["metadata"] for r in records])
+    parts = [
+        parse_python_source(IMPL, "pkg/_make.py", "pkg._make"),
+        parse_python_source(INIT, "pkg/__init__.py", "pkg"),
+    ]
+    records = [
+        {"id": n.node_id, "text": n.text, "metadata": n.metadata} for p in parts for n in p.nodes
+    ]
+    records.append(
+        {
+            "id": "doc",
+            "text": "",
+            "metadata": {
+                "kind": "doc_section",
+                "source_path": "docs/a.md",
+                "refs": ["pkg.ib", "define", "nope"],
+            },
+        }
+    )
+    table = SymbolTable.from_parts(
+        [p.namespace.to_json() for p in parts], [r["metadata"] for r in records]
+    )
     return records, table
 
 
@@ -47,43 +60,69 @@ def _keys(records):
 
 def test_assignments_that_rename_a_symbol_point_at_it() -> None:
     records, table = _records_and_table()
-    index_of = {r["metadata"]["symbol"]: i for i, r in enumerate(records)
-                if r["metadata"].get("symbol")}
-    pairs = {(_symbol(records, a), _symbol(records, t))
-             for a, t in alias_edges(_keys(records), table, index_of)}
+    index_of = {
+        r["metadata"]["symbol"]: i for i, r in enumerate(records) if r["metadata"].get("symbol")
+    }
+    pairs = {
+        (_symbol(records, a), _symbol(records, t))
+        for a, t in alias_edges(_keys(records), table, index_of)
+    }
     assert pairs == {("pkg.ib", "pkg._make.attrib"), ("pkg.frozen", "pkg._make.define")}
 
 
 def test_doc_references_resolve_through_reexports_and_leaf_names() -> None:
     records, table = _records_and_table()
     sections, symbols = doc_edges(_keys(records), table)
-    from_doc = {_symbol(records, s) for sec, s in zip(sections, symbols, strict=True)
-                if records[sec]["id"] == "doc"}
+    from_doc = {
+        _symbol(records, s)
+        for sec, s in zip(sections, symbols, strict=True)
+        if records[sec]["id"] == "doc"
+    }
     assert from_doc == {"pkg.ib", "pkg._make.define"}
 
 
 def test_code_examples_name_the_api_they_use() -> None:
-    text = ("Render safely.\n\n.. code-block:: pycon\n\n"
-            "    >>> from pkg.sandbox import Box, Jail as J\n    >>> env = Box()\n"
-            "    >>> print(len(env))\n\nProse that says Tool() is not code.\n\n"
-            "```python\nfrom pkg import define\nvalidators.in_([1, 2])\n```\n")
-    assert extract_code_refs(text) == ("pkg.sandbox.Box", "pkg.sandbox.Jail", "Box",
-                                       "pkg.define", "validators.in_")
+    text = (
+        "Render safely.\n\n.. code-block:: pycon\n\n"
+        "    >>> from pkg.sandbox import Box, Jail as J\n    >>> env = Box()\n"
+        "    >>> print(len(env))\n\nProse that says Tool() is not code.\n\n"
+        "```python\nfrom pkg import define\nvalidators.in_([1, 2])\n```\n"
+    )
+    assert extract_code_refs(text) == (
+        "pkg.sandbox.Box",
+        "pkg.sandbox.Jail",
+        "Box",
+        "pkg.define",
+        "validators.in_",
+    )
 
 
 def test_code_refs_give_edges_only_for_names_few_sections_use() -> None:
-    parts = [parse_python_source(IMPL, "pkg/_make.py", "pkg._make"),
-             parse_python_source(INIT, "pkg/__init__.py", "pkg")]
+    parts = [
+        parse_python_source(IMPL, "pkg/_make.py", "pkg._make"),
+        parse_python_source(INIT, "pkg/__init__.py", "pkg"),
+    ]
     records = [{"metadata": n.metadata} for p in parts for n in p.nodes]
     for i, code in enumerate([["pkg.define", "attrib"], ["pkg.define"], ["pkg.define"]]):
-        records.append({"metadata": {"kind": "doc_section", "source_path": f"docs/{i}.md",
-                                     "refs": [], "code_refs": code}})
-    table = SymbolTable.from_parts([p.namespace.to_json() for p in parts],
-                                   [r["metadata"] for r in records])
+        records.append(
+            {
+                "metadata": {
+                    "kind": "doc_section",
+                    "source_path": f"docs/{i}.md",
+                    "refs": [],
+                    "code_refs": code,
+                }
+            }
+        )
+    table = SymbolTable.from_parts(
+        [p.namespace.to_json() for p in parts], [r["metadata"] for r in records]
+    )
     sections, symbols = doc_edges(_keys(records), table)
-    edges = {(records[s]["metadata"]["source_path"], _symbol(records, t))
-             for s, t in zip(sections, symbols, strict=True)
-             if records[s]["metadata"]["kind"] == "doc_section"}
+    edges = {
+        (records[s]["metadata"]["source_path"], _symbol(records, t))
+        for s, t in zip(sections, symbols, strict=True)
+        if records[s]["metadata"]["kind"] == "doc_section"
+    }
     # `define` is in every example (says nothing of any one page); `attrib` in one
     assert edges == {("docs/0.md", "pkg._make.attrib")}
 
@@ -112,17 +151,22 @@ class Dispatcher:
 
 
 def test_a_module_docstring_lends_to_the_symbols_it_names_its_own_first() -> None:
-    parts = [parse_python_source(DISPATCH, "pkg/dispatch.py", "pkg.dispatch"),
-             parse_python_source(ELSEWHERE, "pkg/other.py", "pkg.other")]
+    parts = [
+        parse_python_source(DISPATCH, "pkg/dispatch.py", "pkg.dispatch"),
+        parse_python_source(ELSEWHERE, "pkg/other.py", "pkg.other"),
+    ]
     records = [{"metadata": n.metadata} for p in parts for n in p.nodes]
     module_doc = next(r["metadata"] for r in records if r["metadata"]["kind"] == "module_doc")
     assert module_doc["refs"] == ["Dispatcher"]
     assert module_doc["code_refs"] == ["Dispatcher"]
-    table = SymbolTable.from_parts([p.namespace.to_json() for p in parts],
-                                   [r["metadata"] for r in records])
+    table = SymbolTable.from_parts(
+        [p.namespace.to_json() for p in parts], [r["metadata"] for r in records]
+    )
     sections, symbols = doc_edges(_keys(records), table)
-    edges = {(records[s]["metadata"]["symbol"], _symbol(records, t))
-             for s, t in zip(sections, symbols, strict=True)}
+    edges = {
+        (records[s]["metadata"]["symbol"], _symbol(records, t))
+        for s, t in zip(sections, symbols, strict=True)
+    }
     # "Dispatcher" alone is ambiguous between two modules: the docstring means its own
     assert edges == {("pkg.dispatch", "pkg.dispatch.Dispatcher")}
 
@@ -130,9 +174,11 @@ def test_a_module_docstring_lends_to_the_symbols_it_names_its_own_first() -> Non
 def test_reference_lists_stay_out_of_the_text_that_embeddings_and_prompts_see() -> None:
     from llama_index.core.schema import MetadataMode
 
-    node = next(n for n in parse_python_source(DISPATCH, "pkg/dispatch.py",
-                                               "pkg.dispatch").nodes
-                if n.metadata["kind"] == "module_doc")
+    node = next(
+        n
+        for n in parse_python_source(DISPATCH, "pkg/dispatch.py", "pkg.dispatch").nodes
+        if n.metadata["kind"] == "module_doc"
+    )
     for mode in (MetadataMode.EMBED, MetadataMode.LLM):
         content = node.get_content(mode)
         assert "code_refs" not in content and "refs:" not in content

@@ -23,8 +23,9 @@ def test_every_package_folder_is_listed() -> None:
 
 
 def test_python_dash_m_and_version() -> None:
-    out = subprocess.run([sys.executable, "-m", "codecite", "--version"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "codecite", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.startswith("codecite ")
 
 
@@ -38,10 +39,17 @@ def test_a_build_that_finds_nothing_changed_never_imports_llamaindex(tmp_path: P
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "mod.py").write_text('def f():\n    """Do it."""\n')
-    subprocess.run([sys.executable, "-m", "codecite", "build", "-C", str(tmp_path)],
-                   capture_output=True, text=True, check=True)
-    code = ("import sys, codecite; r = codecite.build(sys.argv[1]); "
-            "print(r.reparsed, 'llama_index.core' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                         text=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "codecite", "build", "-C", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code = (
+        "import sys, codecite; r = codecite.build(sys.argv[1]); "
+        "print(r.reparsed, 'llama_index.core' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["0", "False"]

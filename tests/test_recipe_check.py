@@ -33,9 +33,12 @@ def test_good_recipe_passes(table):
     report = _by_name(check_recipes(RECIPES, table))["static_shift_good.md"]
     assert report.ok and report.problems == () and report.warnings == ()
     assert report.path == "valrecipes/static_shift_good.md"
-    assert {"valpkg.load_survey", "valpkg.agents.StaticShiftAgent",
-            "valpkg.agents.ShiftResult", "valpkg.agents.StaticShiftAgent.run"} <= set(
-        report.checked)
+    assert {
+        "valpkg.load_survey",
+        "valpkg.agents.StaticShiftAgent",
+        "valpkg.agents.ShiftResult",
+        "valpkg.agents.StaticShiftAgent.run",
+    } <= set(report.checked)
 
 
 def test_bad_recipe_names_recipe_line_and_symbol(table):
@@ -51,15 +54,20 @@ def test_bad_recipe_names_recipe_line_and_symbol(table):
         "validate)",
     ]
     assert [(p.line, p.symbol) for p in report.problems] == [
-        (5, "valpkg.static_shift.correct"), (11, "valpkg.agents.StaticShiftAgent"),
-        (16, "codecite shift")]
+        (5, "valpkg.static_shift.correct"),
+        (11, "valpkg.agents.StaticShiftAgent"),
+        (16, "codecite shift"),
+    ]
 
 
 def test_single_file_and_custom_cli_commands(table, tmp_path):
     recipe = tmp_path / "x.md"
-    recipe.write_text("# X\n\nRun `codecite frob` then `valpkg.nothing`.\n\n"
-                      "```pycon\n>>> from valpkg import load_survey\n>>> load_survey()\n"
-                      "Survey(name='x')\n```\n", encoding="utf-8")
+    recipe.write_text(
+        "# X\n\nRun `codecite frob` then `valpkg.nothing`.\n\n"
+        "```pycon\n>>> from valpkg import load_survey\n>>> load_survey()\n"
+        "Survey(name='x')\n```\n",
+        encoding="utf-8",
+    )
     [report] = check_recipes([recipe], table, cli_commands={"frob"})
     label = recipe.as_posix()
     assert [p.message for p in report.problems] == [
@@ -75,4 +83,5 @@ def test_unverifiable_names_are_warnings(table, tmp_path):
     assert report.ok
     assert [w.message for w in report.warnings] == [
         f"{recipe.as_posix()}:1: `valpkg.lazy.fancy_filter` cannot be verified statically: "
-        "'valpkg.lazy' defines a module __getattr__"]
+        "'valpkg.lazy' defines a module __getattr__"
+    ]

@@ -39,14 +39,25 @@ def _new(nodes: list[list[str]]) -> NewRows:
 
 
 def _arrays(terms: NodeTerms) -> list[np.ndarray]:
-    return [getattr(terms, name) for name in ("doc_ptr", "doc_ids", "doc_tf", "prose_ptr",
-                                              "prose_ids", "ident_ptr", "ident_ids")]
+    return [
+        getattr(terms, name)
+        for name in (
+            "doc_ptr",
+            "doc_ids",
+            "doc_tf",
+            "prose_ptr",
+            "prose_ids",
+            "ident_ptr",
+            "ident_ids",
+        )
+    ]
 
 
 def _same(a: NodeTerms, b: NodeTerms) -> bool:
     return a.vocab == b.vocab and all(
-        x.dtype == y.dtype and np.array_equal(x, y) for x, y in zip(_arrays(a), _arrays(b),
-                                                                    strict=True))
+        x.dtype == y.dtype and np.array_equal(x, y)
+        for x, y in zip(_arrays(a), _arrays(b), strict=True)
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -55,8 +66,9 @@ def test_reusing_old_rows_equals_counting_everything_afresh(files: list, data) -
     old = assemble([_new(f) for f in files], None)
     starts = np.cumsum([0] + [len(f) for f in files])
     changed = data.draw(st.sets(st.integers(0, len(files) - 1)))
-    edited = [data.draw(st.lists(NODE, max_size=4)) if i in changed else f
-              for i, f in enumerate(files)]
+    edited = [
+        data.draw(st.lists(NODE, max_size=4)) if i in changed else f for i, f in enumerate(files)
+    ]
     dropped = data.draw(st.integers(-1, len(files) - 1))
     parts, fresh = [], []
     for i, nodes in enumerate(edited):
@@ -78,18 +90,23 @@ def test_vocabulary_is_sorted_and_drops_terms_no_row_uses() -> None:
 def test_bm25_from_counts_is_bm25s_exactly() -> None:
     rng = random.Random(7)
     words = [f"w{i}" for i in range(200)]
-    docs = [[rng.choice(words[: rng.randint(3, 200)]) for _ in range(rng.randint(0, 40))]
-            for _ in range(300)]
+    docs = [
+        [rng.choice(words[: rng.randint(3, 200)]) for _ in range(rng.randint(0, 40))]
+        for _ in range(300)
+    ]
     docs[5] = []
     ref = build_bm25(docs, k1=1.2, b=0.7)
     terms = assemble([NewRows(docs, [[] for _ in docs], [[] for _ in docs])], None)
-    mine = bm25_from_arrays(bm25_arrays(terms.vocab, terms.doc_ptr, terms.doc_ids,
-                                        terms.doc_tf, k1=1.2, b=0.7))
+    mine = bm25_from_arrays(
+        bm25_arrays(terms.vocab, terms.doc_ptr, terms.doc_ids, terms.doc_tf, k1=1.2, b=0.7)
+    )
     assert set(mine.vocab_dict) == set(ref.vocab_dict)
     assert mine.vocab_dict[""] == ref.vocab_dict[""] == len(terms.vocab)
     for token in terms.vocab:
-        assert np.array_equal(mine.get_scores_from_ids([mine.vocab_dict[token]]),
-                              ref.get_scores_from_ids([ref.vocab_dict[token]])), token
+        assert np.array_equal(
+            mine.get_scores_from_ids([mine.vocab_dict[token]]),
+            ref.get_scores_from_ids([ref.vocab_dict[token]]),
+        ), token
 
 
 def test_bm25_arrays_saved_load_with_bm25s(tmp_path: Path) -> None:
@@ -114,8 +131,9 @@ def test_node_terms_round_trip_and_refuse_inconsistent_arrays(tmp_path: Path) ->
 
 def test_mining_rows_take_documented_code_nodes_only() -> None:
     code = ("python_symbol", "pkg.io.load_survey")
-    words, idents = mining_rows(*code, True, ["load_survey", "load", "survey", "read", "a",
-                                              "line", "read"])
+    words, idents = mining_rows(
+        *code, True, ["load_survey", "load", "survey", "read", "a", "line", "read"]
+    )
     # prose words leave out every part of the node's own name; only the whole name is mined
     assert words == ["read", "a", "line"] and idents == ["load_survey"]
     assert mining_rows("python_method", "pkg.io.Survey.Load", True, ["x"])[1] == ["load"]
@@ -128,9 +146,13 @@ def test_mine_rows_equals_the_string_form() -> None:
     idents = [["load"], ["load", "open"], ["open"], ["show"]] * 3
     vocab = sorted({w for r in prose + idents for w in r})
     index = {w: i for i, w in enumerate(vocab)}
-    by_rows = mine_rows(Rows.of([[index[w] for w in r] for r in prose]),
-                        Rows.of([[index[t] for t in r] for r in idents]),
-                        vocab, vocab_sorted=True, min_pmi=0.1)
+    by_rows = mine_rows(
+        Rows.of([[index[w] for w in r] for r in prose]),
+        Rows.of([[index[t] for t in r] for r in idents]),
+        vocab,
+        vocab_sorted=True,
+        min_pmi=0.1,
+    )
     assert by_rows == mine_expansion(prose, idents, min_pmi=0.1)
     assert by_rows["read"][0] in ("load", "open")
 
@@ -142,21 +164,50 @@ def test_rows_take_selects_rows_in_order() -> None:
 
 
 def test_keys_round_trip_through_arrays_and_text(tmp_path: Path) -> None:
-    rows = [{"kind": "python_symbol", "symbol": f"pkg.mod.f{i}", "module": "pkg.mod",
-             "symbol_type": "function", "signature": None, "refs": [], "code_refs": [],
-             "docstring": i == 1,
-             "public": i != 2, "workflow": None} for i in range(3)]
-    rows.append({"kind": "doc_section", "symbol": None, "module": None, "symbol_type": None,
-                 "signature": None, "refs": ["pkg.mod.f1", "f2"], "code_refs": ["pkg.mod.f0"],
-                 "docstring": False,
-                 "public": None, "workflow": "io"})
-    rows.append({**rows[0], "symbol": "pkg.mod.alias", "symbol_type": "assignment",
-                 "signature": "alias = f0"})
+    rows = [
+        {
+            "kind": "python_symbol",
+            "symbol": f"pkg.mod.f{i}",
+            "module": "pkg.mod",
+            "symbol_type": "function",
+            "signature": None,
+            "refs": [],
+            "code_refs": [],
+            "docstring": i == 1,
+            "public": i != 2,
+            "workflow": None,
+        }
+        for i in range(3)
+    ]
+    rows.append(
+        {
+            "kind": "doc_section",
+            "symbol": None,
+            "module": None,
+            "symbol_type": None,
+            "signature": None,
+            "refs": ["pkg.mod.f1", "f2"],
+            "code_refs": ["pkg.mod.f0"],
+            "docstring": False,
+            "public": None,
+            "workflow": "io",
+        }
+    )
+    rows.append(
+        {
+            **rows[0],
+            "symbol": "pkg.mod.alias",
+            "symbol_type": "assignment",
+            "signature": "alias = f0",
+        }
+    )
     keys = Keys.of(rows)
     (tmp_path / "reuse").mkdir()
     keys.save(tmp_path)
-    blobs = {rel: (tmp_path / rel).read_bytes()
-             for rel in ("reuse/keys.json", "reuse/keys.npy", "reuse/symbols.txt")}
+    blobs = {
+        rel: (tmp_path / rel).read_bytes()
+        for rel in ("reuse/keys.json", "reuse/keys.npy", "reuse/symbols.txt")
+    }
     assert Keys.load(tmp_path, blobs) == keys
     with pytest.raises(IndexIntegrityError, match=r"inconsistent keys table"):
         Keys.load(tmp_path, {**blobs, "reuse/symbols.txt": b"one line only"})
@@ -166,8 +217,9 @@ def test_keys_round_trip_through_arrays_and_text(tmp_path: Path) -> None:
     assert len(Keys.load(empty, {rel: (empty / rel).read_bytes() for rel in blobs})) == 0
     np.save(tmp_path / "reuse" / "keys.npy", np.full((5, 6), 7, dtype=np.int32))
     with pytest.raises(IndexIntegrityError, match=r"inconsistent keys table .*build --full"):
-        Keys.load(tmp_path, {**blobs, "reuse/keys.npy":
-                             (tmp_path / "reuse" / "keys.npy").read_bytes()})
+        Keys.load(
+            tmp_path, {**blobs, "reuse/keys.npy": (tmp_path / "reuse" / "keys.npy").read_bytes()}
+        )
 
 
 def test_two_pass_radix_order_is_the_stable_argsort() -> None:

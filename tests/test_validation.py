@@ -38,9 +38,11 @@ def table() -> SymbolTable:
 @pytest.fixture
 def forget_valpkg():
     """Drop any ``valpkg`` modules a test imported, before and after it."""
+
     def purge() -> None:
         for name in [m for m in sys.modules if m == "valpkg" or m.startswith("valpkg.")]:
             del sys.modules[name]
+
     purge()
     yield
     purge()
@@ -50,19 +52,35 @@ def forget_valpkg():
 def test_reference_example_missing_top_level_name(table):
     result = validate_generated_code("from valpkg import static_shift\n", table)
     core = {k: result[k] for k in ("ok", "syntax_ok", "errors", "warnings", "checked")}
-    assert core == {"ok": False, "syntax_ok": True,
-                    "errors": ["'valpkg' has no attribute or submodule 'static_shift'"],
-                    "warnings": [], "checked": []}
-    assert result["findings"] == [{
-        "line": 1, "level": "error", "symbol": "valpkg.static_shift",
-        "message": "'valpkg' has no attribute or submodule 'static_shift'", "suggestions": []}]
+    assert core == {
+        "ok": False,
+        "syntax_ok": True,
+        "errors": ["'valpkg' has no attribute or submodule 'static_shift'"],
+        "warnings": [],
+        "checked": [],
+    }
+    assert result["findings"] == [
+        {
+            "line": 1,
+            "level": "error",
+            "symbol": "valpkg.static_shift",
+            "message": "'valpkg' has no attribute or submodule 'static_shift'",
+            "suggestions": [],
+        }
+    ]
 
 
 def test_reference_example_real_symbol(table):
     result = validate_generated_code("from valpkg.agents import StaticShiftAgent\n", table)
-    assert result == {"ok": True, "syntax_ok": True, "errors": [], "warnings": [],
-                      "checked": ["valpkg.agents.StaticShiftAgent"], "findings": [],
-                      "import_checked": []}
+    assert result == {
+        "ok": True,
+        "syntax_ok": True,
+        "errors": [],
+        "warnings": [],
+        "checked": ["valpkg.agents.StaticShiftAgent"],
+        "findings": [],
+        "import_checked": [],
+    }
 
 
 # -- table-driven cases -----------------------------------------------------------
@@ -72,130 +90,307 @@ UTIL = "from valpkg.util import smooth, plot, fetch, station_table, scale\n"
 CASES = [
     # imports: absolute, aliases, re-exports, submodules
     ("absolute_submodule_import", "import valpkg.agents.static_shift\n", [], []),
-    ("import_missing_module", "import valpkg.made_up\n",
-     ["'valpkg' has no attribute or submodule 'made_up'"], []),
-    ("from_missing_module", "from valpkg.made_up import x\n",
-     ["'valpkg' has no attribute or submodule 'made_up'"], []),
-    ("import_of_a_class_is_not_a_module", "import valpkg.Survey\n",
-     ["'valpkg.Survey' is not a module"], []),
-    ("typo_suggests_real_name", "from valpkg.agents import StaticShiftAgnt\n",
-     ["'valpkg.agents' has no attribute or submodule 'StaticShiftAgnt' "
-      "(did you mean `StaticShiftAgent`?)"], []),
+    (
+        "import_missing_module",
+        "import valpkg.made_up\n",
+        ["'valpkg' has no attribute or submodule 'made_up'"],
+        [],
+    ),
+    (
+        "from_missing_module",
+        "from valpkg.made_up import x\n",
+        ["'valpkg' has no attribute or submodule 'made_up'"],
+        [],
+    ),
+    (
+        "import_of_a_class_is_not_a_module",
+        "import valpkg.Survey\n",
+        ["'valpkg.Survey' is not a module"],
+        [],
+    ),
+    (
+        "typo_suggests_real_name",
+        "from valpkg.agents import StaticShiftAgnt\n",
+        [
+            "'valpkg.agents' has no attribute or submodule 'StaticShiftAgnt' "
+            "(did you mean `StaticShiftAgent`?)"
+        ],
+        [],
+    ),
     ("alias_of_reexport", "from valpkg import Survey as S\nS(name='line3')\n", [], []),
-    ("reexport_from_private_module", "from valpkg import load_survey\n"
-     "load_survey('a.yaml', strict=True)\n", [], []),
-    ("module_alias_then_attribute",
-     "import valpkg.agents.static_shift as ss\nss.StaticShiftAgent(None)\nss.missing_fn()\n",
-     ["'valpkg.agents.static_shift' has no attribute or submodule 'missing_fn'"], []),
-    ("dotted_chain_typo", "import valpkg\nvalpkg.agnts.StaticShiftAgent\n",
-     ["'valpkg' has no attribute or submodule 'agnts' (did you mean `agents`?)"], []),
-    ("other_packages_left_alone", "import numpy as np\nfrom os import path\nnp.nothing()\n",
-     [], []),
+    (
+        "reexport_from_private_module",
+        "from valpkg import load_survey\nload_survey('a.yaml', strict=True)\n",
+        [],
+        [],
+    ),
+    (
+        "module_alias_then_attribute",
+        "import valpkg.agents.static_shift as ss\nss.StaticShiftAgent(None)\nss.missing_fn()\n",
+        ["'valpkg.agents.static_shift' has no attribute or submodule 'missing_fn'"],
+        [],
+    ),
+    (
+        "dotted_chain_typo",
+        "import valpkg\nvalpkg.agnts.StaticShiftAgent\n",
+        ["'valpkg' has no attribute or submodule 'agnts' (did you mean `agents`?)"],
+        [],
+    ),
+    (
+        "other_packages_left_alone",
+        "import numpy as np\nfrom os import path\nnp.nothing()\n",
+        [],
+        [],
+    ),
     # star imports and dynamic modules
-    ("script_star_import_binds_names", "from valpkg.agents import *\n"
-     "StaticShiftAgent(None, windw=2)\n",
-     ["valpkg.agents.StaticShiftAgent() got an unexpected keyword argument 'windw' "
-      "(did you mean `window`?)"], []),
+    (
+        "script_star_import_binds_names",
+        "from valpkg.agents import *\nStaticShiftAgent(None, windw=2)\n",
+        [
+            "valpkg.agents.StaticShiftAgent() got an unexpected keyword argument 'windw' "
+            "(did you mean `window`?)"
+        ],
+        [],
+    ),
     ("package_star_import_followed", "from valpkg.compat import smooth\n", [], []),
-    ("package_star_import_respects_all", "from valpkg.geo import Station, dataclass\n",
-     ["'valpkg.geo' has no attribute or submodule 'dataclass'"], []),
-    ("star_import_outside_package_is_warning", "from valpkg.compat import floor\n", [],
-     ["'valpkg.compat.floor' cannot be verified statically: "
-      "'valpkg.compat' star-imports 'math' (outside the index)"]),
-    ("star_import_of_unindexed_module_is_warning", "from valpkg.shapes import area\n", [],
-     ["'valpkg.shapes.area' cannot be verified statically: "
-      "'valpkg.shapes' star-imports 'valpkg._speedups'"]),
-    ("unindexed_module_is_warning", "import valpkg._speedups\n", [],
-     ["'valpkg._speedups' cannot be verified statically: "
-      "the package imports it but it is not indexed"]),
-    ("module_getattr_is_warning", "from valpkg.lazy import fancy_filter, eager_filter\n", [],
-     ["'valpkg.lazy.fancy_filter' cannot be verified statically: "
-      "'valpkg.lazy' defines a module __getattr__"]),
+    (
+        "package_star_import_respects_all",
+        "from valpkg.geo import Station, dataclass\n",
+        ["'valpkg.geo' has no attribute or submodule 'dataclass'"],
+        [],
+    ),
+    (
+        "star_import_outside_package_is_warning",
+        "from valpkg.compat import floor\n",
+        [],
+        [
+            "'valpkg.compat.floor' cannot be verified statically: "
+            "'valpkg.compat' star-imports 'math' (outside the index)"
+        ],
+    ),
+    (
+        "star_import_of_unindexed_module_is_warning",
+        "from valpkg.shapes import area\n",
+        [],
+        [
+            "'valpkg.shapes.area' cannot be verified statically: "
+            "'valpkg.shapes' star-imports 'valpkg._speedups'"
+        ],
+    ),
+    (
+        "unindexed_module_is_warning",
+        "import valpkg._speedups\n",
+        [],
+        [
+            "'valpkg._speedups' cannot be verified statically: "
+            "the package imports it but it is not indexed"
+        ],
+    ),
+    (
+        "module_getattr_is_warning",
+        "from valpkg.lazy import fancy_filter, eager_filter\n",
+        [],
+        [
+            "'valpkg.lazy.fancy_filter' cannot be verified statically: "
+            "'valpkg.lazy' defines a module __getattr__"
+        ],
+    ),
     # conditional and type-checking imports
-    ("guarded_import_is_warning",
-     "try:\n    from valpkg.fast import smooth\nexcept ImportError:\n"
-     "    from valpkg.util import smooth\n", [],
-     ["'valpkg' has no attribute or submodule 'fast' (guarded by try/except ImportError)"]),
-    ("type_checking_block_checked",
-     "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-     "    from valpkg.agents import StaticShiftAgent, Agent\n",
-     ["'valpkg.agents' has no attribute or submodule 'Agent' (did you mean `BaseAgent`?)"],
-     []),
+    (
+        "guarded_import_is_warning",
+        "try:\n    from valpkg.fast import smooth\nexcept ImportError:\n"
+        "    from valpkg.util import smooth\n",
+        [],
+        ["'valpkg' has no attribute or submodule 'fast' (guarded by try/except ImportError)"],
+    ),
+    (
+        "type_checking_block_checked",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from valpkg.agents import StaticShiftAgent, Agent\n",
+        ["'valpkg.agents' has no attribute or submodule 'Agent' (did you mean `BaseAgent`?)"],
+        [],
+    ),
     # call signatures
-    ("unknown_keyword", AGENT + "StaticShiftAgent(None, windw=3)\n",
-     ["valpkg.agents.StaticShiftAgent() got an unexpected keyword argument 'windw' "
-      "(did you mean `window`?)"], []),
-    ("missing_required", UTIL + "smooth(width=2)\n",
-     ["valpkg.util.smooth() missing required argument 'data'"], []),
-    ("too_many_positional", UTIL + "smooth([1], 3, 'median')\n",
-     ["valpkg.util.smooth() takes 2 positional arguments but 3 were given"], []),
-    ("star_args_not_counted", UTIL + "args = [1, 2, 3]\nsmooth(*args)\nsmooth(**{})\n",
-     [], []),
-    ("kwargs_pass_through_is_warning", UTIL + "plot([1], title='t', color='r')\n", [],
-     ["valpkg.util.plot() has no parameter 'color'; it goes to **style "
-      "and cannot be verified"]),
-    ("unknown_decorator_is_warning", UTIL + "fetch('u', retries=3)\n", [],
-     ["valpkg.util.fetch() got an unexpected keyword argument 'retries' "
-      "(not certain: decorated with @retry(3))"]),
-    ("signature_keeping_decorator_is_error", UTIL + "station_table('a', 'b')\n",
-     ["valpkg.util.station_table() takes 1 positional argument but 2 were given"], []),
-    ("overload_is_at_most_warning", UTIL + "scale(1.0, 2.0)\n", [],
-     ["valpkg.util.scale() takes 1 positional argument but 2 were given "
-      "(not certain: overloaded)"]),
-    ("positional_only_as_keyword", AGENT + "a = StaticShiftAgent(None)\na.correct(data=[1])\n",
-     ["valpkg.agents.StaticShiftAgent.correct() got positional-only argument 'data' "
-      "passed as keyword"], []),
-    ("staticmethod_and_classmethod",
-     AGENT + "StaticShiftAgent.available_methods()\nStaticShiftAgent.from_config('p', 2)\n",
-     ["valpkg.agents.StaticShiftAgent.from_config() takes 1 positional argument "
-      "but 2 were given"], []),
+    (
+        "unknown_keyword",
+        AGENT + "StaticShiftAgent(None, windw=3)\n",
+        [
+            "valpkg.agents.StaticShiftAgent() got an unexpected keyword argument 'windw' "
+            "(did you mean `window`?)"
+        ],
+        [],
+    ),
+    (
+        "missing_required",
+        UTIL + "smooth(width=2)\n",
+        ["valpkg.util.smooth() missing required argument 'data'"],
+        [],
+    ),
+    (
+        "too_many_positional",
+        UTIL + "smooth([1], 3, 'median')\n",
+        ["valpkg.util.smooth() takes 2 positional arguments but 3 were given"],
+        [],
+    ),
+    ("star_args_not_counted", UTIL + "args = [1, 2, 3]\nsmooth(*args)\nsmooth(**{})\n", [], []),
+    (
+        "kwargs_pass_through_is_warning",
+        UTIL + "plot([1], title='t', color='r')\n",
+        [],
+        ["valpkg.util.plot() has no parameter 'color'; it goes to **style and cannot be verified"],
+    ),
+    (
+        "unknown_decorator_is_warning",
+        UTIL + "fetch('u', retries=3)\n",
+        [],
+        [
+            "valpkg.util.fetch() got an unexpected keyword argument 'retries' "
+            "(not certain: decorated with @retry(3))"
+        ],
+    ),
+    (
+        "signature_keeping_decorator_is_error",
+        UTIL + "station_table('a', 'b')\n",
+        ["valpkg.util.station_table() takes 1 positional argument but 2 were given"],
+        [],
+    ),
+    (
+        "overload_is_at_most_warning",
+        UTIL + "scale(1.0, 2.0)\n",
+        [],
+        [
+            "valpkg.util.scale() takes 1 positional argument but 2 were given "
+            "(not certain: overloaded)"
+        ],
+    ),
+    (
+        "positional_only_as_keyword",
+        AGENT + "a = StaticShiftAgent(None)\na.correct(data=[1])\n",
+        [
+            "valpkg.agents.StaticShiftAgent.correct() got positional-only argument 'data' "
+            "passed as keyword"
+        ],
+        [],
+    ),
+    (
+        "staticmethod_and_classmethod",
+        AGENT + "StaticShiftAgent.available_methods()\nStaticShiftAgent.from_config('p', 2)\n",
+        [
+            "valpkg.agents.StaticShiftAgent.from_config() takes 1 positional argument "
+            "but 2 were given"
+        ],
+        [],
+    ),
     # constructors: __init__, inherited, dataclasses, attrs, class decorators
-    ("inherited_constructor", "from valpkg.agents import LegacyShiftAgent\n"
-     "LegacyShiftAgent(None, window=3, method='tma', verbose=True)\n",
-     ["valpkg.agents.LegacyShiftAgent() got an unexpected keyword argument 'verbose'"], []),
-    ("dataclass_fields", "from valpkg.geo import Station\n"
-     "Station('s1', 1.0, tags=['a'])\nStation('s2', index=3)\n",
-     ["valpkg.geo.Station() got an unexpected keyword argument 'index'",
-      "valpkg.geo.Station() missing required argument 'x'"], []),
-    ("kw_only_dataclass", "from valpkg import Survey\nSurvey('line3')\n",
-     ["valpkg.Survey() takes 0 positional arguments but 1 was given",
-      "valpkg.Survey() missing required argument 'name'"], []),
-    ("attrs_private_field_name", "from valpkg.records import Reading\n"
-     "Reading('s1', value=2.0)\nReading('s1', _value=2.0)\n",
-     ["valpkg.records.Reading() got an unexpected keyword argument '_value' "
-      "(did you mean `value`?)"], []),
-    ("class_decorator_makes_warning", "from valpkg.records import Plugin\nPlugin()\n", [],
-     ["valpkg.records.Plugin() missing required argument 'name' "
-      "(not certain: decorated with @register)"]),
+    (
+        "inherited_constructor",
+        "from valpkg.agents import LegacyShiftAgent\n"
+        "LegacyShiftAgent(None, window=3, method='tma', verbose=True)\n",
+        ["valpkg.agents.LegacyShiftAgent() got an unexpected keyword argument 'verbose'"],
+        [],
+    ),
+    (
+        "dataclass_fields",
+        "from valpkg.geo import Station\nStation('s1', 1.0, tags=['a'])\nStation('s2', index=3)\n",
+        [
+            "valpkg.geo.Station() got an unexpected keyword argument 'index'",
+            "valpkg.geo.Station() missing required argument 'x'",
+        ],
+        [],
+    ),
+    (
+        "kw_only_dataclass",
+        "from valpkg import Survey\nSurvey('line3')\n",
+        [
+            "valpkg.Survey() takes 0 positional arguments but 1 was given",
+            "valpkg.Survey() missing required argument 'name'",
+        ],
+        [],
+    ),
+    (
+        "attrs_private_field_name",
+        "from valpkg.records import Reading\nReading('s1', value=2.0)\nReading('s1', _value=2.0)\n",
+        [
+            "valpkg.records.Reading() got an unexpected keyword argument '_value' "
+            "(did you mean `value`?)"
+        ],
+        [],
+    ),
+    (
+        "class_decorator_makes_warning",
+        "from valpkg.records import Plugin\nPlugin()\n",
+        [],
+        [
+            "valpkg.records.Plugin() missing required argument 'name' "
+            "(not certain: decorated with @register)"
+        ],
+    ),
     # methods on instances
-    ("instance_method_missing", AGENT + "a = StaticShiftAgent(None)\na.run('S01')\n"
-     "a.describe()\na.no_such_method()\n",
-     ["'valpkg.agents.StaticShiftAgent' object has no attribute 'no_such_method'"], []),
-    ("instance_method_typo_and_args", AGENT + "a = StaticShiftAgent(None)\na.rn('S01')\n"
-     "a.run()\n",
-     ["'valpkg.agents.StaticShiftAgent' object has no attribute 'rn' (did you mean `run`?)",
-      "valpkg.agents.StaticShiftAgent.run() missing required argument 'station'"], []),
-    ("instance_attributes_not_provable", AGENT + "a = StaticShiftAgent(None)\n"
-     "print(a.window, a.label)\n", [], []),
-    ("base_outside_package_not_provable", "from valpkg.agents import ShiftTable\n"
-     "t = ShiftTable()\nt.best()\nt.keys()\n", [], []),
-    ("rebinding_forgets_instance", AGENT + "a = StaticShiftAgent(None)\na = object()\n"
-     "a.anything()\n", [], []),
-    ("function_parameter_shadows", AGENT + "a = StaticShiftAgent(None)\n"
-     "def f(a):\n    return a.anything()\n", [], []),
-    ("chained_call_on_constructed_instance", "import valpkg.agents.base as base\n"
-     "base.BaseAgent('n').describe()\nbase.BaseAgent('n').dscribe()\n",
-     ["'valpkg.agents.base.BaseAgent' object has no attribute 'dscribe' "
-      "(did you mean `describe`?)"], []),
+    (
+        "instance_method_missing",
+        AGENT + "a = StaticShiftAgent(None)\na.run('S01')\na.describe()\na.no_such_method()\n",
+        ["'valpkg.agents.StaticShiftAgent' object has no attribute 'no_such_method'"],
+        [],
+    ),
+    (
+        "instance_method_typo_and_args",
+        AGENT + "a = StaticShiftAgent(None)\na.rn('S01')\na.run()\n",
+        [
+            "'valpkg.agents.StaticShiftAgent' object has no attribute 'rn' (did you mean `run`?)",
+            "valpkg.agents.StaticShiftAgent.run() missing required argument 'station'",
+        ],
+        [],
+    ),
+    (
+        "instance_attributes_not_provable",
+        AGENT + "a = StaticShiftAgent(None)\nprint(a.window, a.label)\n",
+        [],
+        [],
+    ),
+    (
+        "base_outside_package_not_provable",
+        "from valpkg.agents import ShiftTable\nt = ShiftTable()\nt.best()\nt.keys()\n",
+        [],
+        [],
+    ),
+    (
+        "rebinding_forgets_instance",
+        AGENT + "a = StaticShiftAgent(None)\na = object()\na.anything()\n",
+        [],
+        [],
+    ),
+    (
+        "function_parameter_shadows",
+        AGENT + "a = StaticShiftAgent(None)\ndef f(a):\n    return a.anything()\n",
+        [],
+        [],
+    ),
+    (
+        "chained_call_on_constructed_instance",
+        "import valpkg.agents.base as base\n"
+        "base.BaseAgent('n').describe()\nbase.BaseAgent('n').dscribe()\n",
+        [
+            "'valpkg.agents.base.BaseAgent' object has no attribute 'dscribe' "
+            "(did you mean `describe`?)"
+        ],
+        [],
+    ),
     # relative imports need the script's module
-    ("relative_import_without_module", "from .agents import StaticShiftAgent\n", [],
-     ["relative import '.agents' cannot be resolved: the script's module is unknown "
-      "(pass module=...)"]),
+    (
+        "relative_import_without_module",
+        "from .agents import StaticShiftAgent\n",
+        [],
+        [
+            "relative import '.agents' cannot be resolved: the script's module is unknown "
+            "(pass module=...)"
+        ],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("code", "errors", "warnings"),
-                         [pytest.param(c, e, w, id=i) for i, c, e, w in CASES])
+@pytest.mark.parametrize(
+    ("code", "errors", "warnings"), [pytest.param(c, e, w, id=i) for i, c, e, w in CASES]
+)
 def test_cases(table, code, errors, warnings):
     result = validate_generated_code(code, table)
     assert result["syntax_ok"] is True
@@ -204,20 +399,29 @@ def test_cases(table, code, errors, warnings):
     assert result["ok"] is (not errors)
 
 
-@pytest.mark.parametrize(("code", "module", "errors"), [
-    ("from ..agents import StaticShiftAgent\n", "valpkg.scripts.run", []),
-    ("from . import agents, nothing\n", "valpkg.run", [
-        "'valpkg' has no attribute or submodule 'nothing'"]),
-    ("from .static_shift import ShiftResult\n", "valpkg.agents.gen", []),
-])
+@pytest.mark.parametrize(
+    ("code", "module", "errors"),
+    [
+        ("from ..agents import StaticShiftAgent\n", "valpkg.scripts.run", []),
+        (
+            "from . import agents, nothing\n",
+            "valpkg.run",
+            ["'valpkg' has no attribute or submodule 'nothing'"],
+        ),
+        ("from .static_shift import ShiftResult\n", "valpkg.agents.gen", []),
+    ],
+)
 def test_relative_imports_with_module(table, code, module, errors):
     assert validate_generated_code(code, table, module=module)["errors"] == errors
 
 
-@pytest.mark.parametrize(("code", "line", "detail"), [
-    ("import valpkg\n\ndef f(:\n    pass\n", 3, "invalid syntax"),
-    ("x = (1,\n", 1, "was never closed"),
-])
+@pytest.mark.parametrize(
+    ("code", "line", "detail"),
+    [
+        ("import valpkg\n\ndef f(:\n    pass\n", 3, "invalid syntax"),
+        ("x = (1,\n", 1, "was never closed"),
+    ],
+)
 def test_syntax_errors(table, code, line, detail):
     result = validate_generated_code(code, table)
     assert result["syntax_ok"] is False and result["ok"] is False
@@ -231,20 +435,27 @@ def test_findings_carry_line_symbol_and_suggestions(table):
     code = "import valpkg\n\nx = 1\nvalpkg.agents.StaticShiftAgnt\n"
     [finding] = validate_generated_code(code, table)["findings"]
     assert finding == {
-        "line": 4, "level": "error", "symbol": "valpkg.agents.StaticShiftAgnt",
+        "line": 4,
+        "level": "error",
+        "symbol": "valpkg.agents.StaticShiftAgnt",
         "message": "'valpkg.agents' has no attribute or submodule 'StaticShiftAgnt' "
-                   "(did you mean `StaticShiftAgent`?)",
-        "suggestions": ["StaticShiftAgent", "LegacyShiftAgent", "static_shift"]}
+        "(did you mean `StaticShiftAgent`?)",
+        "suggestions": ["StaticShiftAgent", "LegacyShiftAgent", "static_shift"],
+    }
 
 
 def test_checked_lists_names_as_used(table):
-    code = ("import valpkg.agents.static_shift as ss\n"
-            "from valpkg import load_survey\n"
-            "agent = ss.StaticShiftAgent(load_survey('p'))\nagent.run('S01')\n")
+    code = (
+        "import valpkg.agents.static_shift as ss\n"
+        "from valpkg import load_survey\n"
+        "agent = ss.StaticShiftAgent(load_survey('p'))\nagent.run('S01')\n"
+    )
     assert validate_generated_code(code, table)["checked"] == [
-        "valpkg.agents.static_shift", "valpkg.load_survey",
+        "valpkg.agents.static_shift",
+        "valpkg.load_survey",
         "valpkg.agents.static_shift.StaticShiftAgent",
-        "valpkg.agents.static_shift.StaticShiftAgent.run"]
+        "valpkg.agents.static_shift.StaticShiftAgent.run",
+    ]
 
 
 def test_index_object_with_symbol_table_and_package_filter(table):
@@ -257,22 +468,26 @@ def test_index_object_with_symbol_table_and_package_filter(table):
     assert validate_generated_code(code, Index(table), package="otherpkg")["ok"]
     other = validate_generated_code("import otherpkg.x\n", table, package=["valpkg", "otherpkg"])
     assert other["warnings"] == [
-        "'otherpkg' cannot be verified statically: 'otherpkg' is not in the index"]
+        "'otherpkg' cannot be verified statically: 'otherpkg' is not in the index"
+    ]
 
 
 def test_without_a_table_nothing_is_claimed():
     result = validate_generated_code("from valpkg import static_shift\n")
     assert result["ok"] is True and result["checked"] == []
     assert result["warnings"] == [
-        "no symbol table given: nothing was checked against the package (pass index=)"]
+        "no symbol table given: nothing was checked against the package (pass index=)"
+    ]
 
 
 def test_static_mode_never_imports_the_project(table, tmp_path, monkeypatch, forget_valpkg):
     marker = tmp_path / "boom-marker"
     monkeypatch.setenv("VALPKG_BOOM_MARKER", str(marker))
     monkeypatch.syspath_prepend(str(FIXTURES))
-    code = ("import valpkg.boom\nfrom valpkg.boom import detonate\n"
-            "from valpkg.lazy import fancy_filter\ndetonate()\n")
+    code = (
+        "import valpkg.boom\nfrom valpkg.boom import detonate\n"
+        "from valpkg.lazy import fancy_filter\ndetonate()\n"
+    )
     result = validate_generated_code(code, table)
     assert result["ok"] is True
     assert result["checked"] == ["valpkg.boom", "valpkg.boom.detonate"]
@@ -290,4 +505,5 @@ def test_import_check_settles_what_the_table_cannot(table, monkeypatch, forget_v
     assert checked["checked"] == ["valpkg.lazy.eager_filter", "valpkg.lazy.fancy_filter"]
     assert checked["warnings"] == []
     assert checked["errors"] == [
-        "'valpkg.lazy' has no attribute or submodule 'gone' (import check)"]
+        "'valpkg.lazy' has no attribute or submodule 'gone' (import check)"
+    ]

@@ -30,8 +30,9 @@ class ScriptedLLM(CustomLLM):
 
     @property
     def metadata(self) -> LLMMetadata:
-        return LLMMetadata(model_name="scripted", is_chat_model=False,
-                           is_function_calling_model=False)
+        return LLMMetadata(
+            model_name="scripted", is_chat_model=False, is_function_calling_model=False
+        )
 
     def _next(self, prompt: str) -> str:
         self.prompts.append(prompt)
@@ -43,14 +44,16 @@ class ScriptedLLM(CustomLLM):
         return CompletionResponse(text=self._next(prompt))
 
     @llm_completion_callback()
-    def stream_complete(self, prompt: str, formatted: bool = False,
-                        **kwargs: Any) -> CompletionResponseGen:
+    def stream_complete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseGen:
         text = self._next(prompt)
 
         def gen() -> CompletionResponseGen:
             for i in range(0, len(text), self.chunk):
-                yield CompletionResponse(text=text[: i + self.chunk],
-                                         delta=text[i: i + self.chunk])
+                yield CompletionResponse(
+                    text=text[: i + self.chunk], delta=text[i : i + self.chunk]
+                )
 
         return gen()
 
@@ -68,8 +71,9 @@ def assert_citations_real(root: Path, response: Any) -> None:
         assert f"[{c['id']}] {c['ref']}" in str(response)
 
 
-def assert_answered(index: Any, question: str, paths: Iterable[str], top: int = 3,
-                    **kwargs: Any) -> Any:
+def assert_answered(
+    index: Any, question: str, paths: Iterable[str], top: int = 3, **kwargs: Any
+) -> Any:
     """The question is answered (offline) and one of ``paths`` is among the top citations."""
     response = index.ask(question, **kwargs)
     meta = response.metadata
@@ -77,8 +81,7 @@ def assert_answered(index: Any, question: str, paths: Iterable[str], top: int = 
     assert meta["confident"] is True
     top_paths = cited_paths(response)[:top]
     assert set(paths) & set(top_paths), (question, top_paths)
-    assert [n.node.metadata["source_path"] for n in response.source_nodes] == \
-        cited_paths(response)
+    assert [n.node.metadata["source_path"] for n in response.source_nodes] == cited_paths(response)
     assert_citations_real(index.config.root, response)
     return response
 

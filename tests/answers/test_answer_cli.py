@@ -12,8 +12,7 @@ from codecite.cli import main
 
 
 def test_ask_prints_answer_with_numbered_citations(built_sample: Path, capsys) -> None:
-    assert main(["ask", "what parameters does load_survey take?", "-C",
-                 str(built_sample)]) == 0
+    assert main(["ask", "what parameters does load_survey take?", "-C", str(built_sample)]) == 0
     out = capsys.readouterr().out
     assert "[1] geokit/io.py:9-14 geokit.io.load_survey (python_symbol)" in out
 
@@ -31,8 +30,9 @@ def test_ask_usage_errors(built_sample: Path, capsys) -> None:
     assert main(["ask", "  ", "-C", str(built_sample)]) == 2
 
 
-def test_chat_multi_turn_with_a_session_file(built_sample: Path, tmp_path: Path,
-                                             capsys, monkeypatch) -> None:
+def test_chat_multi_turn_with_a_session_file(
+    built_sample: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
     session = tmp_path / "chat.json"
     turns = "how do I load a survey line?\nwhat about its parameters?\n\nexit\nignored\n"
     monkeypatch.setattr("sys.stdin", io.StringIO(turns))
@@ -40,8 +40,10 @@ def test_chat_multi_turn_with_a_session_file(built_sample: Path, tmp_path: Path,
     out = capsys.readouterr().out
     assert "for: what are the parameters of geokit.io.load_survey?" in out
     stored = json.loads(session.read_text())
-    assert [t["query"] for t in stored["turns"]] == ["how do I load a survey line?",
-                                                     "what about its parameters?"]
+    assert [t["query"] for t in stored["turns"]] == [
+        "how do I load a survey line?",
+        "what about its parameters?",
+    ]
 
 
 @pytest.mark.parametrize("command", ["ask", "chat"])

@@ -27,8 +27,11 @@ def test_citations_are_numbered_in_rank_order(geokit_index) -> None:
     actx = _assemble(geokit_index, "what parameters does load_survey take?")
     first = actx.citations[0]
     assert [c.id for c in actx.citations] == list(range(1, len(actx.citations) + 1))
-    assert (first.ref, first.label, first.kind) == \
-        ("geokit/io.py:9-14", "geokit.io.load_survey", "python_symbol")
+    assert (first.ref, first.label, first.kind) == (
+        "geokit/io.py:9-14",
+        "geokit.io.load_survey",
+        "python_symbol",
+    )
 
 
 def test_api_card_has_the_real_signature(geokit_index) -> None:
@@ -37,10 +40,8 @@ def test_api_card_has_the_real_signature(geokit_index) -> None:
     assert card.signature == "run(self, data, *, inplace: bool = False) -> ShiftResult"
     assert card.returns == "ShiftResult"
     inplace = next(p for p in card.params if p.name == "inplace")
-    assert (inplace.annotation, inplace.default, inplace.kind) == \
-        ("bool", "False", "keyword_only")
-    assert card.summary == \
-        "Correct the static shift of ``data`` and return a :class:`ShiftResult`."
+    assert (inplace.annotation, inplace.default, inplace.kind) == ("bool", "False", "keyword_only")
+    assert card.summary == "Correct the static shift of ``data`` and return a :class:`ShiftResult`."
     assert "parameters: data; inplace: bool = False (keyword-only)" in card.render()
 
 
@@ -55,20 +56,29 @@ def test_related_symbols_neighbours_and_doc_refs(geokit_index) -> None:
     assert "geokit.agents.static_shift.StaticShiftAgent.from_config" in code.related
     assert "geokit.agents.static_shift.StaticShiftAgent" in code.related
     assert not any(r.rsplit(".", 1)[1].startswith("_") for r in code.related)
-    doc = _assemble(geokit_index, "Estimating the shift one factor per station",
-                    kind="doc_section", max_evidence=1)
+    doc = _assemble(
+        geokit_index,
+        "Estimating the shift one factor per station",
+        kind="doc_section",
+        max_evidence=1,
+    )
     assert doc.evidence[0].metadata["kind"] == "doc_section"
     assert doc.related == ("geokit.agents.static_shift.estimate_ss_ama",)
 
 
-@pytest.mark.parametrize(("ref", "expected"), [
-    ("estimate_ss_ama", "geokit.agents.static_shift.estimate_ss_ama"),
-    ("geokit.estimate_ss_ama", "geokit.agents.static_shift.estimate_ss_ama"),
-    ("~geokit.agents.static_shift.StaticShiftAgent",
-     "geokit.agents.static_shift.StaticShiftAgent"),
-    ("strike_angle()", "geokit.phase.strike_angle"),
-    ("no_such_thing", None),
-])
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ("estimate_ss_ama", "geokit.agents.static_shift.estimate_ss_ama"),
+        ("geokit.estimate_ss_ama", "geokit.agents.static_shift.estimate_ss_ama"),
+        (
+            "~geokit.agents.static_shift.StaticShiftAgent",
+            "geokit.agents.static_shift.StaticShiftAgent",
+        ),
+        ("strike_angle()", "geokit.phase.strike_angle"),
+        ("no_such_thing", None),
+    ],
+)
 def test_resolve_ref(geokit_index, ref: str, expected: str | None) -> None:
     assert resolve_ref(ref, geokit_index) == expected
 
@@ -77,7 +87,7 @@ def test_budget_keeps_rank_order_and_whole_citation_headers(geokit_index) -> Non
     ctx = geokit_index.retriever(8).retrieve_context("static shift correction agent")
     evidence, dropped = fit_evidence(ctx.nodes, budget=120)
     assert dropped == len(ctx.nodes) - len(evidence) > 0
-    assert [e.node for e in evidence] == ctx.nodes[:len(evidence)]
+    assert [e.node for e in evidence] == ctx.nodes[: len(evidence)]
     for ev in evidence:
         header = ev.render().split("\n", 1)[0]
         assert header == ev.citation.header()
@@ -111,11 +121,16 @@ def test_neighbour_maps_list_members_file_symbols_and_leaves_in_table_order() ->
     from codecite.symbols import SymbolTable
 
     sym = {"kind": "python_symbol", "source_path": "pkg/a.py"}
-    table = SymbolTable(symbols={
-        "pkg.a.Box": sym, "pkg.a.Box.open": {"kind": "python_method"},
-        "pkg.a.helper": sym, "pkg.a.Box.Inner.close": {"kind": "python_method"},
-        "pkg.b.open": {"kind": "python_symbol", "source_path": "pkg/b.py"},
-        "pkg.a.Box.seal": {"kind": "python_method"}})
+    table = SymbolTable(
+        symbols={
+            "pkg.a.Box": sym,
+            "pkg.a.Box.open": {"kind": "python_method"},
+            "pkg.a.helper": sym,
+            "pkg.a.Box.Inner.close": {"kind": "python_method"},
+            "pkg.b.open": {"kind": "python_symbol", "source_path": "pkg/b.py"},
+            "pkg.a.Box.seal": {"kind": "python_method"},
+        }
+    )
     members, in_file, by_leaf = table.related_maps()
     assert members["pkg.a.Box"] == ["pkg.a.Box.open", "pkg.a.Box.seal"]  # not Inner.close
     assert in_file == {"pkg/a.py": ["pkg.a.Box", "pkg.a.helper"], "pkg/b.py": ["pkg.b.open"]}

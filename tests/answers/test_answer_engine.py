@@ -22,8 +22,10 @@ from codecite.engine import (
 )
 
 PARAMS_Q = "what parameters does load_survey take?"
-CITED = ('Call `load_survey(path, sort_by="lat")` to sort by latitude [1]. '
-         "The usage guide shows a full example [2][9].")
+CITED = (
+    'Call `load_survey(path, sort_by="lat")` to sort by latitude [1]. '
+    "The usage guide shows a full example [2][9]."
+)
 
 
 def test_engine_is_a_llamaindex_query_engine(geokit_index) -> None:
@@ -31,20 +33,30 @@ def test_engine_is_a_llamaindex_query_engine(geokit_index) -> None:
     assert isinstance(engine, CodeciteQueryEngine) and isinstance(engine, BaseQueryEngine)
     response = engine.query(PARAMS_Q)
     assert isinstance(response, Response)
-    keys = {"path", "confidence", "top_score", "intent", "workflow", "line", "citations",
-            "degraded"}
+    keys = {
+        "path",
+        "confidence",
+        "top_score",
+        "intent",
+        "workflow",
+        "line",
+        "citations",
+        "degraded",
+    }
     assert keys <= set(response.metadata)
 
 
 # -- offline ------------------------------------------------------------------------------------
+
 
 def test_offline_answer_composition(geokit_index) -> None:
     r = geokit_index.ask(PARAMS_Q)
     text = str(r)
     assert r.metadata["path"] == "offline_answer"
     assert text.startswith("Answer from the indexed sources (offline, no language model)")
-    assert '`geokit.io.load_survey` — `load_survey(path, *, sort_by="lon", strict=False)` [1]' \
-        in text
+    assert (
+        '`geokit.io.load_survey` — `load_survey(path, *, sort_by="lon", strict=False)` [1]' in text
+    )
     assert "Load every EDI file of a survey line folder." in text
     assert "From Usage guide > Loading a survey line [2]:" in text
     assert "[1] geokit/io.py:9-14 geokit.io.load_survey (python_symbol)" in text
@@ -54,17 +66,27 @@ def test_offline_answer_composition(geokit_index) -> None:
 def test_offline_answer_is_byte_identical_across_runs_and_processes(built_sample) -> None:
     import codecite
 
-    questions = [PARAMS_Q, "how do I correct static shift on a survey line?",
-                 "write a script that computes the strike angle"]
+    questions = [
+        PARAMS_Q,
+        "how do I correct static shift on a survey line?",
+        "write a script that computes the strike angle",
+    ]
     first = [str(codecite.load(built_sample).ask(q)) for q in questions]
     second = [str(codecite.load(built_sample).ask(q)) for q in questions]
     assert first == second
     for seed in ("1", "987"):
         out = subprocess.run(
             [sys.executable, "-m", "codecite", "ask", questions[0], "-C", str(built_sample)],
-            capture_output=True, text=True, check=True,
-            env={"PYTHONHASHSEED": seed, "PATH": "", "HF_HUB_OFFLINE": "1",
-                 "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]})  # the key it was sealed with
+            capture_output=True,
+            text=True,
+            check=True,
+            env={
+                "PYTHONHASHSEED": seed,
+                "PATH": "",
+                "HF_HUB_OFFLINE": "1",
+                "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],
+            },
+        )  # the key it was sealed with
         assert out.stdout == first[0].rstrip() + "\n"
 
 
@@ -81,6 +103,7 @@ def test_meta_question_describes_the_index(geokit_index) -> None:
 
 
 # -- the confidence decision with an explicit floor ----------------------------------------------
+
 
 def test_clarification_below_the_floor_answer_above(floored_index) -> None:
     below = floored_index.ask("how do I correct static shift")
@@ -103,9 +126,12 @@ def test_clarification_text_and_options(floored_index) -> None:
     assert "What I understood: intent question." in text
     assert "score 3.15, floor 4.00" in text
     assert [o["option"] for o in r.metadata["options"]] == [1, 2, 3]
-    assert r.metadata["options"][0] == {"option": 1, "kind": "recipe",
-                                        "label": "Correct static shift on a survey line",
-                                        "ref": "recipes/static_shift.md:7-10"}
+    assert r.metadata["options"][0] == {
+        "option": 1,
+        "kind": "recipe",
+        "label": "Correct static shift on a survey line",
+        "ref": "recipes/static_shift.md:7-10",
+    }
     assert "Answer" not in text
 
 
@@ -116,13 +142,18 @@ def test_registry_mention_makes_a_weak_query_confident(floored_index) -> None:
     assert vague.metadata["path"] == "clarification"
     assert named.metadata["path"] == "offline_answer"
     assert named.metadata["confidence"]["rule"] == "project_context"
-    assert named.metadata["line"] == {"name": "L22", "aliases": ["line 22", "northern line"],
-                                      "path": "data/L22", "defaults": {"window": 7},
-                                      "description": "northern survey line"}
+    assert named.metadata["line"] == {
+        "name": "L22",
+        "aliases": ["line 22", "northern line"],
+        "path": "data/L22",
+        "defaults": {"window": 7},
+        "description": "northern survey line",
+    }
     assert "Project context: L22; path data/L22; defaults window=7" in str(named)
 
 
 # -- workflows are reported, never run ------------------------------------------------------
+
 
 def test_workflow_request_is_reported_not_run(floored_index) -> None:
     before = set(sys.modules)
@@ -146,18 +177,21 @@ def test_workflow_with_llm_keeps_the_notice(floored_index) -> None:
 
 # -- the LLM path and the citation check ----------------------------------------------------
 
+
 def test_llm_prompt_tags_sources_and_cited_answer_passes(geokit_index) -> None:
     llm = ScriptedLLM(script=["Call `load_survey(path)` [1]; see the usage guide [2]."])
     r = geokit_index.ask(PARAMS_Q, llm=llm)
     prompt = llm.prompts[0]
     assert "ONLY the numbered sources" in prompt and "Question: " + PARAMS_Q in prompt
     assert "[1] geokit/io.py:9-14 geokit.io.load_survey (python_symbol)" in prompt
-    assert "signature: load_survey(path, *, sort_by=\"lon\", strict=False)" in prompt
+    assert 'signature: load_survey(path, *, sort_by="lon", strict=False)' in prompt
     assert r.metadata["path"] == "answer"
     assert r.metadata["invalid_citations"] == [] and r.metadata["uncited"] is False
     assert [c["id"] for c in r.metadata["citations"]] == [1, 2]
-    assert [n.node.metadata["source_path"] for n in r.source_nodes] == \
-        ["geokit/io.py", "docs/usage.md"]
+    assert [n.node.metadata["source_path"] for n in r.source_nodes] == [
+        "geokit/io.py",
+        "docs/usage.md",
+    ]
 
 
 def test_invented_citation_is_removed_and_reported(geokit_index) -> None:
@@ -188,8 +222,7 @@ def test_settings_llm_is_used_only_when_set(geokit_index, monkeypatch) -> None:
 
 
 def test_streaming_filters_invalid_ids_across_chunks(geokit_index) -> None:
-    engine = geokit_index.as_query_engine(llm=ScriptedLLM(script=[CITED], chunk=2),
-                                          streaming=True)
+    engine = geokit_index.as_query_engine(llm=ScriptedLLM(script=[CITED], chunk=2), streaming=True)
     r = engine.query(PARAMS_Q)
     assert isinstance(r, StreamingResponse)
     text = "".join(r.response_gen)
@@ -198,13 +231,16 @@ def test_streaming_filters_invalid_ids_across_chunks(geokit_index) -> None:
     assert len(r.source_nodes) == 2
 
 
-@pytest.mark.parametrize(("text", "valid", "clean", "invalid"), [
-    ("a [1] b [2, 5] c [5].", {1, 2}, "a [1] b [2] c.", (5,)),
-    ("x [1][3]", {1, 3}, "x [1][3]", ()),
-    ("see [12; 1]", {1}, "see [1]", (12,)),
-    ("no ids at all", {1}, "no ids at all", ()),
-    ("list [a] and [ 2 ]", {2}, "list [a] and [2]", ()),
-])
+@pytest.mark.parametrize(
+    ("text", "valid", "clean", "invalid"),
+    [
+        ("a [1] b [2, 5] c [5].", {1, 2}, "a [1] b [2] c.", (5,)),
+        ("x [1][3]", {1, 3}, "x [1][3]", ()),
+        ("see [12; 1]", {1}, "see [1]", (12,)),
+        ("no ids at all", {1}, "no ids at all", ()),
+        ("list [a] and [ 2 ]", {2}, "list [a] and [2]", ()),
+    ],
+)
 def test_check_citations(text: str, valid: set[int], clean: str, invalid: tuple) -> None:
     check = check_citations(text, valid)
     assert (check.text, check.invalid) == (clean, invalid)
@@ -214,7 +250,7 @@ def test_filter_stream_equals_the_batch_check() -> None:
     text = "A [1] then [2][9] and [10, 1] end [3"
     done = []
     for size in (1, 2, 3, 7):
-        chunks = [text[i:i + size] for i in range(0, len(text), size)]
+        chunks = [text[i : i + size] for i in range(0, len(text), size)]
         out = "".join(filter_stream(chunks, {1, 2}, done.append))
         assert out == check_citations(text, {1, 2}).text
     assert all(d.invalid == (9, 10) for d in done)

@@ -16,15 +16,21 @@ ANSWERED = [
     ("how do I compute the geoelectric strike angle?", {"geokit/phase.py"}),
     ("what does StaticShiftAgent.run return?", {"geokit/agents/static_shift.py"}),
     ("how are stations sorted when loading a survey?", {"docs/index.rst", "geokit/io.py"}),
-    ("how do I estimate the static shift factor with a moving average window?",
-     {"geokit/agents/static_shift.py"}),
+    (
+        "how do I estimate the static shift factor with a moving average window?",
+        {"geokit/agents/static_shift.py"},
+    ),
     ("what is the phase tensor skew?", {"geokit/phase.py"}),
     ("how do I read a single station from a survey folder?", {"geokit/io.py"}),
-    ("write a script that loads a survey line and sorts it by latitude",
-     {"docs/usage.md", "geokit/io.py"}),
+    (
+        "write a script that loads a survey line and sorts it by latitude",
+        {"docs/usage.md", "geokit/io.py"},
+    ),
     ("what file format is assumed when a path has no suffix?", {"geokit/io.py"}),
-    ("how do I create a StaticShiftAgent from a configuration mapping?",
-     {"geokit/agents/static_shift.py"}),
+    (
+        "how do I create a StaticShiftAgent from a configuration mapping?",
+        {"geokit/agents/static_shift.py"},
+    ),
 ]
 OUT_OF_SCOPE = [
     "how do I bake bread",
@@ -37,8 +43,9 @@ OUT_OF_SCOPE = [
 
 
 @pytest.mark.parametrize(("question", "paths"), ANSWERED)
-def test_realistic_question_is_answered_with_citations(geokit_index, question: str,
-                                                       paths: set[str]) -> None:
+def test_realistic_question_is_answered_with_citations(
+    geokit_index, question: str, paths: set[str]
+) -> None:
     assert_answered(geokit_index, question, paths)
 
 
@@ -49,8 +56,7 @@ def test_out_of_scope_question_gets_a_clarification(geokit_index, question: str)
 
 def test_specific_symbols_are_cited_first(geokit_index) -> None:
     expected = {
-        "what does StaticShiftAgent.run return?":
-            "geokit/agents/static_shift.py:65-68",
+        "what does StaticShiftAgent.run return?": "geokit/agents/static_shift.py:65-68",
         "how do I read a single station from a survey folder?": "geokit/io.py:23-25",
         "what file format is assumed when a path has no suffix?": "geokit/io.py:5-5",
     }

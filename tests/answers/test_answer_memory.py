@@ -17,23 +17,29 @@ from codecite.memory import (
     rewrite_followup,
 )
 
-REG = ProjectRegistry([RegistryEntry("L22", ("line 22", "northern line"), "data/L22",
-                                     {"window": 7}),
-                       RegistryEntry("L3", (), "data/L3"),
-                       RegistryEntry("prod-env", ("production",))])
+REG = ProjectRegistry(
+    [
+        RegistryEntry("L22", ("line 22", "northern line"), "data/L22", {"window": 7}),
+        RegistryEntry("L3", (), "data/L3"),
+        RegistryEntry("prod-env", ("production",)),
+    ]
+)
 
 
-@pytest.mark.parametrize(("query", "name"), [
-    ("correct static shift on line 22", "L22"),
-    ("correct static shift on L22", "L22"),
-    ("correct static shift on l22", "L22"),
-    ("correct static shift on L-22", "L22"),
-    ("correct static shift on L 22", "L22"),
-    ("use the Northern  Line", "L22"),
-    ("now do it on line 3", "L3"),  # "line" introduces names (alias of L22), L3 -> l + 3
-    ("deploy to production", "prod-env"),
-    ("deploy to PROD_ENV", "prod-env"),
-])
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("correct static shift on line 22", "L22"),
+        ("correct static shift on L22", "L22"),
+        ("correct static shift on l22", "L22"),
+        ("correct static shift on L-22", "L22"),
+        ("correct static shift on L 22", "L22"),
+        ("use the Northern  Line", "L22"),
+        ("now do it on line 3", "L3"),  # "line" introduces names (alias of L22), L3 -> l + 3
+        ("deploy to production", "prod-env"),
+        ("deploy to PROD_ENV", "prod-env"),
+    ],
+)
 def test_mentions_are_case_spacing_and_alias_tolerant(query: str, name: str) -> None:
     assert REG.resolve(query).name == name
 
@@ -44,8 +50,7 @@ def test_no_false_mentions(query: str) -> None:
 
 
 def test_registry_file_json_and_toml(tmp_path: Path) -> None:
-    (tmp_path / "reg.json").write_text(json.dumps({"L7": {"aliases": ["line 7"],
-                                                          "path": "d/L7"}}))
+    (tmp_path / "reg.json").write_text(json.dumps({"L7": {"aliases": ["line 7"], "path": "d/L7"}}))
     (tmp_path / "reg.toml").write_text('[registry.L9]\npath = "d/L9"\n')
     for name, expected in (("reg.json", "L7"), ("reg.toml", "L9")):
         cfg = load_config(tmp_path, registry_file=name)
@@ -65,8 +70,18 @@ def test_registry_file_outside_the_repository_is_refused(tmp_path: Path) -> None
 def test_session_round_trips_and_records_workflows_as_not_run(tmp_path: Path) -> None:
     path = tmp_path / "s" / "session.json"
     s = Session.load(path)
-    s.record(Turn("run static shift on L22", "run static shift on L22", "workflow",
-                  "offline_answer", "static_shift", "L22", ("pkg.f", "pkg.g"), ("a.py:1-2",)))
+    s.record(
+        Turn(
+            "run static shift on L22",
+            "run static shift on L22",
+            "workflow",
+            "offline_answer",
+            "static_shift",
+            "L22",
+            ("pkg.f", "pkg.g"),
+            ("a.py:1-2",),
+        )
+    )
     again = Session.load(path)
     assert again.turns == s.turns and again.last_symbol == "pkg.f"
     assert again.choices == {"line": "L22"}
@@ -84,24 +99,39 @@ def _session(*turns: Turn) -> Session:
 
 
 def test_rewrite_rules_unit() -> None:
-    s = _session(Turn("correct static shift on L22", "correct static shift on L22",
-                      "workflow", "offline_answer", line="L22",
-                      symbols=("geokit.a.estimate_ss_ama", "geokit.a.StaticShiftAgent")))
-    assert rewrite_followup("now do it on line 3", s, REG).standalone == \
-        "correct static shift on L3"
-    assert rewrite_followup("what about its parameters?", s, REG).standalone == \
-        "what are the parameters of geokit.a.estimate_ss_ama?"
+    s = _session(
+        Turn(
+            "correct static shift on L22",
+            "correct static shift on L22",
+            "workflow",
+            "offline_answer",
+            line="L22",
+            symbols=("geokit.a.estimate_ss_ama", "geokit.a.StaticShiftAgent"),
+        )
+    )
+    assert (
+        rewrite_followup("now do it on line 3", s, REG).standalone == "correct static shift on L3"
+    )
+    assert (
+        rewrite_followup("what about its parameters?", s, REG).standalone
+        == "what are the parameters of geokit.a.estimate_ss_ama?"
+    )
     assert rewrite_followup("do it again", s, REG).standalone == "correct static shift on L22"
-    assert rewrite_followup("and the other one?", s, REG).standalone == \
-        "correct static shift on L22 with geokit.a.StaticShiftAgent"
-    assert rewrite_followup("show me an example of that", s, REG).standalone == \
-        "show me an example of geokit.a.estimate_ss_ama"
+    assert (
+        rewrite_followup("and the other one?", s, REG).standalone
+        == "correct static shift on L22 with geokit.a.StaticShiftAgent"
+    )
+    assert (
+        rewrite_followup("show me an example of that", s, REG).standalone
+        == "show me an example of geokit.a.estimate_ss_ama"
+    )
     standalone = "how do I load a survey line and sort the stations by latitude"
     assert rewrite_followup(standalone, s, REG).rule is None
     assert rewrite_followup("now do it on line 3", None, REG).rule is None
 
 
 # -- multi-turn, through the engine on the fixture index --------------------------------------
+
 
 def _conversation(index, turns: list[str]) -> tuple[list, Session]:
     session = Session()
@@ -110,27 +140,30 @@ def _conversation(index, turns: list[str]) -> tuple[list, Session]:
 
 
 def test_followup_parameters_of_the_last_symbol(geokit_index) -> None:
-    (_, second), _ = _conversation(geokit_index, [
-        "how do I load a survey line?", "what about its parameters?"])
-    assert second.metadata["standalone_query"] == \
-        "what are the parameters of geokit.io.load_survey?"
+    (_, second), _ = _conversation(
+        geokit_index, ["how do I load a survey line?", "what about its parameters?"]
+    )
+    assert (
+        second.metadata["standalone_query"] == "what are the parameters of geokit.io.load_survey?"
+    )
     assert second.metadata["path"] == "offline_answer"
     assert second.metadata["citations"][0]["path"] == "geokit/io.py"
     assert 'sort_by = "lon" (keyword-only)' in str(second)
 
 
 def test_followup_example_of_that(geokit_index) -> None:
-    (_, second), _ = _conversation(geokit_index, [
-        "what does strike_angle compute?", "show me an example of that"])
-    assert second.metadata["standalone_query"] == \
-        "show me an example of geokit.phase.strike_angle"
+    (_, second), _ = _conversation(
+        geokit_index, ["what does strike_angle compute?", "show me an example of that"]
+    )
+    assert second.metadata["standalone_query"] == "show me an example of geokit.phase.strike_angle"
     assert "examples/plot_strike.py" in [c["path"] for c in second.metadata["citations"]]
 
 
 def test_followup_the_other_one(geokit_index) -> None:
-    (_, second), session = _conversation(geokit_index, [
-        "how do I estimate the static shift factor with a moving average?",
-        "and the other one?"])
+    (_, second), session = _conversation(
+        geokit_index,
+        ["how do I estimate the static shift factor with a moving average?", "and the other one?"],
+    )
     lead, other = session.turns[0].symbols[:2]
     assert lead.endswith("estimate_ss_ama")
     assert other in second.metadata["standalone_query"]
@@ -138,8 +171,9 @@ def test_followup_the_other_one(geokit_index) -> None:
 
 
 def test_followup_now_do_it_on_another_line(floored_index) -> None:
-    (first, second), session = _conversation(floored_index, [
-        "run the static shift correction on line 22", "now do it on line 3"])
+    (first, second), session = _conversation(
+        floored_index, ["run the static shift correction on line 22", "now do it on line 3"]
+    )
     assert first.metadata["line"]["name"] == "L22"
     assert second.metadata["standalone_query"] == "run the static shift correction on L3"
     assert second.metadata["line"]["path"] == "data/L3"
@@ -148,22 +182,25 @@ def test_followup_now_do_it_on_another_line(floored_index) -> None:
 
 
 def test_followup_what_does_it_return(geokit_index) -> None:
-    (_, second), _ = _conversation(geokit_index, [
-        "how do I run the StaticShiftAgent on a line?", "what does it return?"])
+    (_, second), _ = _conversation(
+        geokit_index, ["how do I run the StaticShiftAgent on a line?", "what does it return?"]
+    )
     assert second.metadata["standalone_query"].startswith("what does geokit.agents")
     assert "ShiftResult" in str(second)
 
 
 def test_followup_bare_and_keeps_the_topic(geokit_index) -> None:
-    (_, second), _ = _conversation(geokit_index, [
-        "how are stations sorted when loading a survey?", "and by latitude?"])
+    (_, second), _ = _conversation(
+        geokit_index, ["how are stations sorted when loading a survey?", "and by latitude?"]
+    )
     assert second.metadata["rewrite"] == "topic"
     assert "latitude" in second.metadata["standalone_query"]
     assert "docs/usage.md" in [c["path"] for c in second.metadata["citations"][:3]]
 
 
-def test_session_on_disk_carries_a_conversation_across_processes(geokit_index,
-                                                                  tmp_path: Path) -> None:
+def test_session_on_disk_carries_a_conversation_across_processes(
+    geokit_index, tmp_path: Path
+) -> None:
     path = tmp_path / "session.json"
     geokit_index.ask("how do I load a survey line?", session=Session.load(path))
     second = geokit_index.ask("what about its parameters?", session=Session.load(path))

@@ -10,34 +10,42 @@ from codecite.config import CodeciteConfig, WorkflowRule
 from codecite.routing import Route, classify_intent, content_query, route_query
 
 
-@pytest.mark.parametrize(("query", "intent"), [
-    ("write a script that loads a survey line", "code"),
-    ("give me code to compute the strike angle", "code"),
-    ("run the static shift correction on L22", "workflow"),
-    ("apply static shift correction to line 22", "workflow"),
-    ("please correct my data for static shift", "workflow"),
-    ("how do I apply the static shift correction?", "question"),  # asks how, not to act
-    ("what does StaticShiftAgent.run return?", "question"),      # a dotted name, not "run"
-    ("what is indexed by codecite?", "meta"),
-    ("what can you do?", "meta"),
-    ("static shift correction", "question"),
-])
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [
+        ("write a script that loads a survey line", "code"),
+        ("give me code to compute the strike angle", "code"),
+        ("run the static shift correction on L22", "workflow"),
+        ("apply static shift correction to line 22", "workflow"),
+        ("please correct my data for static shift", "workflow"),
+        ("how do I apply the static shift correction?", "question"),  # asks how, not to act
+        ("what does StaticShiftAgent.run return?", "question"),  # a dotted name, not "run"
+        ("what is indexed by codecite?", "meta"),
+        ("what can you do?", "meta"),
+        ("static shift correction", "question"),
+    ],
+)
 def test_default_intents(query: str, intent: str) -> None:
     assert route_query(query).intent == intent
 
 
 def test_configured_phrases_extend_and_win() -> None:
-    cfg = CodeciteConfig(root=Path("."), intents={"workflow": ("reprocess",),
-                                                  "plot": ("draw", "plot")})
+    cfg = CodeciteConfig(
+        root=Path("."), intents={"workflow": ("reprocess",), "plot": ("draw", "plot")}
+    )
     assert route_query("reprocess line 22", cfg).intent == "workflow"
     assert route_query("draw a rose diagram", cfg) == Route("plot", None, "draw")
     assert route_query("write a script", cfg).intent == "code"  # defaults still apply
 
 
 def test_workflow_inference_uses_configured_rules() -> None:
-    cfg = CodeciteConfig(root=Path("."), workflows=(
-        WorkflowRule("static_shift", ("static shift", "galvanic")),
-        WorkflowRule("phase", ("phase tensor", "strike"))))
+    cfg = CodeciteConfig(
+        root=Path("."),
+        workflows=(
+            WorkflowRule("static_shift", ("static shift", "galvanic")),
+            WorkflowRule("phase", ("phase tensor", "strike")),
+        ),
+    )
     assert route_query("remove the galvanic static shift", cfg).workflow == "static_shift"
     assert route_query("strike from the phase tensor", cfg).workflow == "phase"
     assert route_query("how do I bake bread", cfg).workflow is None
@@ -50,7 +58,9 @@ def test_routing_is_deterministic() -> None:
 
 def test_content_query_drops_the_request_phrase() -> None:
     route = route_query("write a script that computes the strike angle")
-    assert content_query("write a script that computes the strike angle", route) == \
-        "computes the strike angle"
+    assert (
+        content_query("write a script that computes the strike angle", route)
+        == "computes the strike angle"
+    )
     short = route_query("run it")
     assert content_query("run it", short) == "run it"  # too little would remain

@@ -19,17 +19,23 @@ QUESTIONS = [
     ("where are the boost factors of the score defined", ["retrievers/boosts.py"]),
     ("how does the tokenizer split CamelCase identifiers", ["retrievers/tokenizer.py"]),
     ("how is the corpus fingerprint computed", ["plugin/corpus.py"]),
-    ("how does an incremental build reuse unchanged files",
-     ["plugin/builder.py", "plugin/terms.py"]),  # terms: "What an incremental build reuses"
+    (
+        "how does an incremental build reuse unchanged files",
+        ["plugin/builder.py", "plugin/terms.py"],
+    ),  # terms: "What an incremental build reuses"
     ("how do I check generated code for imports that do not exist", ["plugin/validation.py"]),
     ("how are reciprocal rank fusion scores computed", ["retrievers/fusion.py"]),
     ("how is a markdown file split into sections", ["node_parsers/docs.py"]),
-    ("what metrics does the evaluation harness report",
-     ["evals/metrics.py", "evals/harness.py", "evals/__init__.py", "docs/evaluation.md"]),
+    (
+        "what metrics does the evaluation harness report",
+        ["evals/metrics.py", "evals/harness.py", "evals/__init__.py", "docs/evaluation.md"],
+    ),
     ("how is the build lock taken so two builds do not collide", ["plugin/lock.py"]),
     ("how are follow-up questions rewritten into standalone queries", ["plugin/memory.py"]),
-    ("how does a python file get parsed with tree-sitter",
-     ["node_parsers/python.py", "node_parsers/_ts.py"]),
+    (
+        "how does a python file get parsed with tree-sitter",
+        ["node_parsers/python.py", "node_parsers/_ts.py"],
+    ),
 ]
 OUT_OF_SCOPE = [
     "how do I make sourdough bread",
@@ -49,12 +55,14 @@ def self_index(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteInd
 
 
 @pytest.mark.parametrize(("question", "paths"), QUESTIONS)
-def test_self_questions_are_answered_with_citations(self_index: codecite.CodeciteIndex,
-                                                    question: str, paths: list[str]) -> None:
+def test_self_questions_are_answered_with_citations(
+    self_index: codecite.CodeciteIndex, question: str, paths: list[str]
+) -> None:
     assert_answered(self_index, question, paths)
 
 
 @pytest.mark.parametrize("question", OUT_OF_SCOPE)
-def test_self_out_of_scope_questions_are_clarified(self_index: codecite.CodeciteIndex,
-                                                   question: str) -> None:
+def test_self_out_of_scope_questions_are_clarified(
+    self_index: codecite.CodeciteIndex, question: str
+) -> None:
     assert_clarified(self_index, question)

@@ -29,8 +29,11 @@ def test_as_tools_shapes_and_descriptions(geokit_index) -> None:
     ask, search, validate = codecite.as_tools(geokit_index)
     assert isinstance(ask, QueryEngineTool)
     assert isinstance(search, FunctionTool) and isinstance(validate, FunctionTool)
-    assert [t.metadata.name for t in (ask, search, validate)] == \
-        ["codecite_ask", "codecite_search", "codecite_validate"]
+    assert [t.metadata.name for t in (ask, search, validate)] == [
+        "codecite_ask",
+        "codecite_search",
+        "codecite_validate",
+    ]
     assert "geokit" in ask.metadata.description
     assert "clarification" in ask.metadata.description
     assert "never runs" in ask.metadata.description.lower()
@@ -68,8 +71,7 @@ def test_stock_react_agent_drives_the_tools(geokit_index) -> None:
         return calls, str(await handler)
 
     calls, final = asyncio.run(run())
-    assert [c.tool_name for c in calls] == ["codecite_search", "codecite_ask",
-                                           "codecite_validate"]
+    assert [c.tool_name for c in calls] == ["codecite_search", "codecite_ask", "codecite_validate"]
     search, ask, validate = (str(c.tool_output) for c in calls)
     assert '"citation": "docs/usage.md:5-13"' in search
     assert "[1] geokit/io.py:9-14 geokit.io.load_survey (python_symbol)" in ask

@@ -20,14 +20,20 @@ from codecite.confidence import (
 from codecite.retrievers.bm25 import CodeciteRetriever
 
 REPO = Path(__file__).resolve().parents[2]
-TEXTS = ["Cache entries expire after a time to live.", "A least recently used cache.",
-         "Entries expire when the clock passes their deadline.", "Sizes of entries.",
-         "Random replacement."]
+TEXTS = [
+    "Cache entries expire after a time to live.",
+    "A least recently used cache.",
+    "Entries expire when the clock passes their deadline.",
+    "Sizes of entries.",
+    "Random replacement.",
+]
 
 
 def _retriever() -> CodeciteRetriever:
-    nodes = [TextNode(id_=f"n{i}", text=t, metadata={"kind": "python_symbol"})
-             for i, t in enumerate(TEXTS)]
+    nodes = [
+        TextNode(id_=f"n{i}", text=t, metadata={"kind": "python_symbol"})
+        for i, t in enumerate(TEXTS)
+    ]
     return CodeciteRetriever.from_nodes(nodes, similarity_top_k=5)
 
 
@@ -49,8 +55,7 @@ def test_absent_words_weigh_by_how_common_they_are_in_python_prose() -> None:
     assert weights["flexbox"] == pytest.approx(rarest)
 
 
-def test_a_missing_common_word_does_not_turn_an_answerable_question_into_a_clarification(
-) -> None:
+def test_a_missing_common_word_does_not_turn_an_answerable_question_into_a_clarification() -> None:
     retriever = _retriever()
     common = retriever.retrieve_context("cache expire every month")
     foreign = retriever.retrieve_context("cache expire celery flexbox")
@@ -61,8 +66,9 @@ def test_a_missing_common_word_does_not_turn_an_answerable_question_into_a_clari
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("common_words_script",
-                                                  REPO / "scripts" / "common_words.py")
+    spec = importlib.util.spec_from_file_location(
+        "common_words_script", REPO / "scripts" / "common_words.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -70,9 +76,9 @@ def _script():
 
 def test_the_list_maker_reads_comments_and_strings_only_and_skips_tests(tmp_path: Path) -> None:
     script = _script()
-    assert script.prose_words('def frobnicate(x):\n    """Return the month."""\n'
-                              '    return x  # somebody asked\n') == {"return", "month",
-                                                                     "somebody", "asked"}
+    assert script.prose_words(
+        'def frobnicate(x):\n    """Return the month."""\n    return x  # somebody asked\n'
+    ) == {"return", "month", "somebody", "asked"}
     for i in range(3):
         (tmp_path / f"m{i}.py").write_text(f'"""Working with the month."""\nx{i} = {i}\n')
     (tmp_path / "test").mkdir()
@@ -93,18 +99,24 @@ def test_python_builtin_names_are_not_unknown_tools_but_other_names_are() -> Non
     vocab = _retriever().bm25.vocab_dict
     query = "Calling expire raises a TypeError and a DeprecationWarning, unlike in Celery or PyPI"
     assert named_unknowns(query, vocab) == ["Celery", "PyPI"]
-    verdict = assess(_retriever(), _retriever().retrieve_context(
-        "Why does cache expire raise a TypeError for entries?"))
+    verdict = assess(
+        _retriever(),
+        _retriever().retrieve_context("Why does cache expire raise a TypeError for entries?"),
+    )
     assert verdict.confident, verdict.reason
 
 
 def test_bug_report_words_alone_are_too_vague_but_name_no_feature_away() -> None:
     retriever = _retriever()
-    for complaint in ("it keeps crashing again, can you just fix it?",
-                      "the cache broke, fix it", "it hangs again, fix it"):
+    for complaint in (
+        "it keeps crashing again, can you just fix it?",
+        "the cache broke, fix it",
+        "it hangs again, fix it",
+    ):
         verdict = assess(retriever, retriever.retrieve_context(complaint))
         assert not verdict.confident and "vague" in verdict.reason, complaint
     # the same words beside two specific ones leave an answerable question
-    verdict = assess(retriever, retriever.retrieve_context(
-        "how do I fix cache entries that expire too early"))
+    verdict = assess(
+        retriever, retriever.retrieve_context("how do I fix cache entries that expire too early")
+    )
     assert verdict.confident, verdict.reason

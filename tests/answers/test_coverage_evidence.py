@@ -21,12 +21,21 @@ class _Retriever:
 def test_symbols_lent_by_one_section_count_once_and_deeper_evidence_is_read() -> None:
     retriever = _Retriever(["section", "f", "g", "h", "other"])
     ranked = ["section", "f", "g", "h", "other"]
-    ctx = RetrievedContext("q", ["q"], [], None, None,
-                           nodes=[NodeWithScore(node=retriever.nodes[i], score=5 - i)
-                                  for i in range(5)],
-                           breakdown={"section": _breakdown(), "f": _breakdown("section"),
-                                      "g": _breakdown("section"), "h": _breakdown(),
-                                      "other": _breakdown()})
+    ctx = RetrievedContext(
+        "q",
+        ["q"],
+        [],
+        None,
+        None,
+        nodes=[NodeWithScore(node=retriever.nodes[i], score=5 - i) for i in range(5)],
+        breakdown={
+            "section": _breakdown(),
+            "f": _breakdown("section"),
+            "g": _breakdown("section"),
+            "h": _breakdown(),
+            "other": _breakdown(),
+        },
+    )
     assert ranked == [n.node.node_id for n in ctx.nodes]
     # f and g are the section's evidence again: the top 3 pieces are section (with the
     # texts of f and g it lent to), h and other
@@ -37,11 +46,20 @@ def test_symbols_lent_by_one_section_count_once_and_deeper_evidence_is_read() ->
 
 def test_a_symbol_lent_by_a_section_below_the_cut_adds_nothing() -> None:
     retriever = _Retriever(["a", "b", "f", "section"])
-    ctx = RetrievedContext("q", ["q"], [], None, None,
-                           nodes=[NodeWithScore(node=retriever.nodes[i], score=5 - i)
-                                  for i in range(4)],
-                           breakdown={"a": _breakdown(), "b": _breakdown(),
-                                      "f": _breakdown("section"), "section": _breakdown()})
+    ctx = RetrievedContext(
+        "q",
+        ["q"],
+        [],
+        None,
+        None,
+        nodes=[NodeWithScore(node=retriever.nodes[i], score=5 - i) for i in range(4)],
+        breakdown={
+            "a": _breakdown(),
+            "b": _breakdown(),
+            "f": _breakdown("section"),
+            "section": _breakdown(),
+        },
+    )
     assert _row_indexes(retriever, ctx, 2).tolist() == [0, 1]
     assert _row_indexes(retriever, ctx, 3).tolist() == [0, 1, 2, 3]
 
@@ -52,12 +70,20 @@ def test_coverage_takes_the_better_evidence_of_the_shown_and_the_own_word_rankin
     from codecite.confidence import coverage
     from codecite.retrievers.bm25 import CodeciteRetriever
 
-    texts = ["cache cache cache pages expire", "cached", "pages alpha", "expire beta",
-             "cache epsilon"]
-    retriever = CodeciteRetriever.from_nodes([TextNode(id_=f"n{i}", text=t,
-                                                       metadata={"kind": "python_symbol"})
-                                              for i, t in enumerate(texts)],
-                                             similarity_top_k=5)
+    texts = [
+        "cache cache cache pages expire",
+        "cached",
+        "pages alpha",
+        "expire beta",
+        "cache epsilon",
+    ]
+    retriever = CodeciteRetriever.from_nodes(
+        [
+            TextNode(id_=f"n{i}", text=t, metadata={"kind": "python_symbol"})
+            for i, t in enumerate(texts)
+        ],
+        similarity_top_k=5,
+    )
     shown = retriever.retrieve_context("cached pages expire")
     own = retriever.retrieve_context("cached pages expire", variants=False)
     assert shown.variants == ["cache"]

@@ -19,14 +19,17 @@ def make_corpus(dest: Path) -> Path:
     for name in PACKAGES:
         module = importlib.import_module(name)
         source = Path(next(iter(module.__path__))).resolve()
-        shutil.copytree(source, dest / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so"))
+        shutil.copytree(
+            source, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
+        )
         roots.append(name)
     if (REPO / "docs").is_dir():
         shutil.copytree(REPO / "docs", dest / "docs")
         roots.append("docs")
     quoted = ", ".join(f'"{r}"' for r in roots)
     (dest / "codecite.toml").write_text(
-        f"packages = [{', '.join(repr(p) for p in PACKAGES)}]\nroots = [{quoted}]\n"
-        .replace("'", '"'))
+        f"packages = [{', '.join(repr(p) for p in PACKAGES)}]\nroots = [{quoted}]\n".replace(
+            "'", '"'
+        )
+    )
     return dest

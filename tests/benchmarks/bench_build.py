@@ -42,8 +42,9 @@ print(json.dumps({"seconds": time.perf_counter() - t, "nodes": r.nodes, "files":
 def build(root: Path, mode: str) -> dict:
     os.sync()  # each build starts with no writeback of the previous one's files pending
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    out = subprocess.run([sys.executable, "-c", CHILD, str(root), mode], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(root), mode], capture_output=True, text=True, check=True
+    )
     result = json.loads(out.stdout.strip().splitlines()[-1])
     after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     result["peak_mib"] = max(before, after) / 1024
@@ -59,17 +60,23 @@ def main() -> None:
         target.write_text(target.read_text() + "\n\ndef bench_added():\n    '''Added.'''\n")
         onefile = build(root, "incremental")
         rows = [("full build", full), ("no-change build", nochange), ("one-file change", onefile)]
-        print(f"corpus: installed llama_index, openai, pydantic + docs, {full['files']} files, "
-              f"{full['nodes']} nodes")
+        print(
+            f"corpus: installed llama_index, openai, pydantic + docs, {full['files']} files, "
+            f"{full['nodes']} nodes"
+        )
         print(f"{'stage':<18}{'seconds':>10}{'ratio':>9}{'reparsed':>10}{'peak MiB':>10}")
         for name, r in rows:
-            print(f"{name:<18}{r['seconds']:>10.3f}{r['seconds'] / full['seconds']:>9.1%}"
-                  f"{r['reparsed']:>10}{r['peak_mib']:>10.0f}")
+            print(
+                f"{name:<18}{r['seconds']:>10.3f}{r['seconds'] / full['seconds']:>9.1%}"
+                f"{r['reparsed']:>10}{r['peak_mib']:>10.0f}"
+            )
         rate = full["nodes"] / full["seconds"]
         print(f"full build rate: {rate:,.0f} nodes/s on one core (target >= 1,000)")
-        print(f"targets: no-change <= 3% -> {nochange['seconds'] / full['seconds']:.1%}; "
-              f"one-file <= 10% -> {onefile['seconds'] / full['seconds']:.1%}; "
-              f"no-change said up to date: {nochange['up_to_date']}")
+        print(
+            f"targets: no-change <= 3% -> {nochange['seconds'] / full['seconds']:.1%}; "
+            f"one-file <= 10% -> {onefile['seconds'] / full['seconds']:.1%}; "
+            f"no-change said up to date: {nochange['up_to_date']}"
+        )
 
 
 if __name__ == "__main__":

@@ -40,34 +40,45 @@ def _rows(name: str, default_corpora: tuple[str, ...]) -> list[dict[str, Any]]:
     out = []
     for line in (HERE / "heldout" / name).open():
         row = json.loads(line)
-        for corpus in ([row["corpus"]] if "corpus" in row else default_corpora):
+        for corpus in [row["corpus"]] if "corpus" in row else default_corpora:
             out.append({**row, "corpus": corpus})
     return out
 
 
 def _word_rule(rows: list[dict[str, Any]]) -> str:
     vague = {r["query"] for r in rows if r["vague"]}
-    caught = sum(len([t for t in query_tokens(q) if t not in VAGUE_WORDS]) < MIN_SPECIFIC_TOKENS
-                 for q in vague)
+    caught = sum(
+        len([t for t in query_tokens(q) if t not in VAGUE_WORDS]) < MIN_SPECIFIC_TOKENS
+        for q in vague
+    )
     return f"{caught}/{len(vague)}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", type=Path, default=_default_dir(
-        "DEVSUITES_CORPORA", HERE.parents[2] / "devsuite-corpora", Path("devsuite-corpora")))
+    parser.add_argument(
+        "--corpora",
+        type=Path,
+        default=_default_dir(
+            "DEVSUITES_CORPORA", HERE.parents[2] / "devsuite-corpora", Path("devsuite-corpora")
+        ),
+    )
     args = parser.parse_args()
-    sets = {"vague.jsonl": _rows("vague.jsonl", ("click", "flask")),
-            "vague2.jsonl": _rows("vague2.jsonl", ())}
+    sets = {
+        "vague.jsonl": _rows("vague.jsonl", ("click", "flask")),
+        "vague2.jsonl": _rows("vague2.jsonl", ()),
+    }
     needed = sorted({r["corpus"] for rows in sets.values() for r in rows})
     missing = [name for name in needed if not (args.corpora / HELD_OUT[name]).is_dir()]
     if missing:
-        print(f"no held-out corpus for {', '.join(missing)} under {args.corpora}; "
-              "see heldout/README.md", file=sys.stderr)
+        print(
+            f"no held-out corpus for {', '.join(missing)} under {args.corpora}; "
+            "see heldout/README.md",
+            file=sys.stderr,
+        )
         return 1
     for set_name, rows in sets.items():
-        print(f"\n{set_name}: the vague-word check alone catches {_word_rule(rows)} "
-              "vague messages")
+        print(f"\n{set_name}: the vague-word check alone catches {_word_rule(rows)} vague messages")
         print(f"{'corpus':<14}{'vague clarified':>17}{'short answered':>16}")
         for name in dict.fromkeys(r["corpus"] for r in rows):
             mine = [r for r in rows if r["corpus"] == name]
@@ -75,12 +86,16 @@ def main() -> int:
                 corpus = args.corpora / HELD_OUT[name]
                 codecite.build(corpus, index_dir=tmp)
                 retriever = codecite.load(corpus, index_dir=tmp, check_stale=False).retriever(10)
-                sure = [assess(retriever, retriever.retrieve_context(r["query"])).confident
-                        for r in mine]
+                sure = [
+                    assess(retriever, retriever.retrieve_context(r["query"])).confident
+                    for r in mine
+                ]
             vague = [s for s, r in zip(sure, mine, strict=True) if r["vague"]]
             short = [s for s, r in zip(sure, mine, strict=True) if not r["vague"]]
-            print(f"{name:<14}{f'{vague.count(False)}/{len(vague)}':>17}"
-                  f"{f'{short.count(True)}/{len(short)}':>16}")
+            print(
+                f"{name:<14}{f'{vague.count(False)}/{len(vague)}':>17}"
+                f"{f'{short.count(True)}/{len(short)}':>16}"
+            )
     return 0
 
 

@@ -37,21 +37,36 @@ from codecite.vectors import load_vectors, save_vectors
 REPO = Path(__file__).resolve().parents[2]
 N_NODES, DIM = 10_000, 384
 THROUGHPUT_NODES = 300
-QUERIES = ["how do I build the index incrementally", "reciprocal rank fusion of two rankings",
-           "static shift correction", "load the configuration from pyproject",
-           "what happens when the embedding server is down", "tokenize camel case identifiers",
-           "write vectors without pickle", "symbol table of a package", "retry on rate limit",
-           "which files are skipped and why", "feedback factor floor",
-           "metadata filters before ranking", "expand the query with trigger phrases",
-           "parse markdown sections", "atomic swap of the index directory"]
+QUERIES = [
+    "how do I build the index incrementally",
+    "reciprocal rank fusion of two rankings",
+    "static shift correction",
+    "load the configuration from pyproject",
+    "what happens when the embedding server is down",
+    "tokenize camel case identifiers",
+    "write vectors without pickle",
+    "symbol table of a package",
+    "retry on rate limit",
+    "which files are skipped and why",
+    "feedback factor floor",
+    "metadata filters before ranking",
+    "expand the query with trigger phrases",
+    "parse markdown sections",
+    "atomic swap of the index directory",
+]
 
 
 def real_nodes() -> list[TextNode]:
     """This repository's nodes (code and docs), built in a temporary copy."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
-        shutil.copytree(REPO, root, ignore=shutil.ignore_patterns(
-            ".git", ".codecite*", "tests", "__pycache__", "*.egg-info"))
+        shutil.copytree(
+            REPO,
+            root,
+            ignore=shutil.ignore_patterns(
+                ".git", ".codecite*", "tests", "__pycache__", "*.egg-info"
+            ),
+        )
         codecite.build(root)
         return list(codecite.load(root, check_stale=False).nodes)
 
@@ -102,8 +117,13 @@ def main() -> None:
     else:
         load, rate, query_ms = local
         rows.append(("local model load", f"{load:.2f} s", "once per process"))
-        rows.append((f"local embedding ({min(len(nodes), THROUGHPUT_NODES)} nodes)",
-                     f"{rate:.1f} nodes/s", "CPU, batch 64"))
+        rows.append(
+            (
+                f"local embedding ({min(len(nodes), THROUGHPUT_NODES)} nodes)",
+                f"{rate:.1f} nodes/s",
+                "CPU, batch 64",
+            )
+        )
         rows.append(("local query embedding p50", f"{query_ms:.1f} ms", "added to a query"))
 
     rng = np.random.default_rng(0)
@@ -118,32 +138,57 @@ def main() -> None:
             dense = ArrayDenseIndex(stored.ids, stored.matrix)
             loads.append(time.perf_counter() - t)
     load_s = statistics.median(loads)
-    rows.append((f"vector load {N_NODES:,} x {DIM}", f"{load_s * 1000:.1f} ms",
-                 f"target < 1000 ms: {'ok' if load_s < 1 else 'MISSED'}"))
+    rows.append(
+        (
+            f"vector load {N_NODES:,} x {DIM}",
+            f"{load_s * 1000:.1f} ms",
+            f"target < 1000 ms: {'ok' if load_s < 1 else 'MISSED'}",
+        )
+    )
 
-    lexical = CodeciteRetriever(big, build_bm25([tokenize(n.text) for n in big]),
-                                similarity_top_k=10)
+    lexical = CodeciteRetriever(
+        big, build_bm25([tokenize(n.text) for n in big]), similarity_top_k=10
+    )
     qvec = rng.normal(size=DIM).astype(np.float32)
-    hybrid = HybridRetriever(lexical, dense, embed_query=lambda q: qvec,  # model cost apart
-                             stored_dimension=DIM, similarity_top_k=10, symbol_gate=False)
+    hybrid = HybridRetriever(
+        lexical,
+        dense,
+        embed_query=lambda q: qvec,  # model cost apart
+        stored_dimension=DIM,
+        similarity_top_k=10,
+        symbol_gate=False,
+    )
     lex_ms = p50_ms(lambda q: lexical.retrieve_context(q))
     hyb_ms = p50_ms(lambda q: hybrid.retrieve_context(q))
     rows.append((f"lexical query p50 ({N_NODES:,} nodes)", f"{lex_ms:.1f} ms", "baseline 1.00x"))
-    rows.append((f"hybrid query p50 ({N_NODES:,} nodes)", f"{hyb_ms:.1f} ms",
-                 f"{hyb_ms / lex_ms:.2f}x lexical; target < 30 ms: "
-                 f"{'ok' if hyb_ms < 30 else 'MISSED'}"))
+    rows.append(
+        (
+            f"hybrid query p50 ({N_NODES:,} nodes)",
+            f"{hyb_ms:.1f} ms",
+            f"{hyb_ms / lex_ms:.2f}x lexical; target < 30 ms: {'ok' if hyb_ms < 30 else 'MISSED'}",
+        )
+    )
     if local is not None:
-        rows.append(("hybrid + local query embedding", f"{hyb_ms + local[2]:.1f} ms",
-                     f"{(hyb_ms + local[2]) / lex_ms:.2f}x lexical"))
+        rows.append(
+            (
+                "hybrid + local query embedding",
+                f"{hyb_ms + local[2]:.1f} ms",
+                f"{(hyb_ms + local[2]) / lex_ms:.2f}x lexical",
+            )
+        )
 
     width = max(len(r[0]) for r in rows) + 2
-    print(f"dense benchmark: {len(nodes)} real nodes from this repository; "
-          f"{N_NODES:,} nodes x {DIM} dims for load and latency")
+    print(
+        f"dense benchmark: {len(nodes)} real nodes from this repository; "
+        f"{N_NODES:,} nodes x {DIM} dims for load and latency"
+    )
     print(f"{'measure':<{width}}{'value':>14}   note")
     for name, value, note in rows:
         print(f"{name:<{width}}{value:>14}   {note}")
-    print(f"(benchmark wall time {time.perf_counter() - started:.1f}s, python "
-          f"{sys.version.split()[0]})")
+    print(
+        f"(benchmark wall time {time.perf_counter() - started:.1f}s, python "
+        f"{sys.version.split()[0]})"
+    )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,9 @@ OLD_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 OLD_ATX_CLOSER = re.compile(r"(?:^|[ \t]+)#+$")
 OLD_WORKFLOW_LINE = re.compile(
     r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?workflow(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*"
-    r"`?([\w.-]+)`?", re.IGNORECASE)
+    r"`?([\w.-]+)`?",
+    re.IGNORECASE,
+)
 OLD_TRAILING_COMMENT = re.compile(r"[ \t]+#.*$")
 
 
@@ -64,7 +66,7 @@ def old_named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
         if not (any(c.isupper() for c in word[1:]) or (word.isupper() and len(word) > 1)):
             if not word[0].isupper():
                 continue
-            before = query[:m.start()].rstrip()
+            before = query[: m.start()].rstrip()
             if not before or before[-1] in ".?!:;\"'`([":
                 continue
         tokens = tokenizer.tokenize(word)
@@ -75,23 +77,54 @@ def old_named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
 
 # (name, input of n characters, old call, new call)
 CASES: list[tuple[str, Callable[[int], str], Callable[[str], Any], Callable[[str], Any]]] = [
-    ("_CALL_OR_DOTTED  'aaa...'", lambda n: "a" * n,
-     OLD_CALL_OR_DOTTED.findall, tokenizer._CALL_OR_DOTTED.findall),
-    ("_CODE_SPAN       '```...'", lambda n: "`" * n,
-     OLD_CODE_SPAN.findall, tokenizer._CODE_SPAN.findall),
-    ("docs._ATX        '# a   ...x'", lambda n: "# a" + " " * n + "x",
-     OLD_ATX.match, docs._ATX.match),
-    ("_ATX_CLOSER      'a   ...x'", lambda n: "a" + " " * n + "x",
-     lambda s: OLD_ATX_CLOSER.sub("", s), lambda s: docs._ATX_CLOSER.sub("", s)),
-    ("_WORKFLOW_LINE   'workflow:  ...`'", lambda n: "workflow:" + " " * n + "`",
-     OLD_WORKFLOW_LINE.match, recipes._WORKFLOW_LINE.match),
-    ("recipe comment   'v   ...x'", lambda n: "v" + " " * n + "x",
-     lambda s: OLD_TRAILING_COMMENT.sub("", s), lambda s: recipes._TRAILING_COMMENT.sub("", s)),
-    ("route phrase     '.....' (40 phrases)", lambda n: "." * n,
-     lambda s: [re.search(old_phrase_pattern(p), s) for p in range_phrases()],
-     lambda s: [re.search(routing._phrase_pattern(p), s) for p in range_phrases()]),
-    ("named_unknowns   'Load Load ...'", lambda n: "Load " * (n // 5),
-     lambda s: old_named_unknowns(s, {}), lambda s: confidence.named_unknowns(s, {})),
+    (
+        "_CALL_OR_DOTTED  'aaa...'",
+        lambda n: "a" * n,
+        OLD_CALL_OR_DOTTED.findall,
+        tokenizer._CALL_OR_DOTTED.findall,
+    ),
+    (
+        "_CODE_SPAN       '```...'",
+        lambda n: "`" * n,
+        OLD_CODE_SPAN.findall,
+        tokenizer._CODE_SPAN.findall,
+    ),
+    (
+        "docs._ATX        '# a   ...x'",
+        lambda n: "# a" + " " * n + "x",
+        OLD_ATX.match,
+        docs._ATX.match,
+    ),
+    (
+        "_ATX_CLOSER      'a   ...x'",
+        lambda n: "a" + " " * n + "x",
+        lambda s: OLD_ATX_CLOSER.sub("", s),
+        lambda s: docs._ATX_CLOSER.sub("", s),
+    ),
+    (
+        "_WORKFLOW_LINE   'workflow:  ...`'",
+        lambda n: "workflow:" + " " * n + "`",
+        OLD_WORKFLOW_LINE.match,
+        recipes._WORKFLOW_LINE.match,
+    ),
+    (
+        "recipe comment   'v   ...x'",
+        lambda n: "v" + " " * n + "x",
+        lambda s: OLD_TRAILING_COMMENT.sub("", s),
+        lambda s: recipes._TRAILING_COMMENT.sub("", s),
+    ),
+    (
+        "route phrase     '.....' (40 phrases)",
+        lambda n: "." * n,
+        lambda s: [re.search(old_phrase_pattern(p), s) for p in range_phrases()],
+        lambda s: [re.search(routing._phrase_pattern(p), s) for p in range_phrases()],
+    ),
+    (
+        "named_unknowns   'Load Load ...'",
+        lambda n: "Load " * (n // 5),
+        lambda s: old_named_unknowns(s, {}),
+        lambda s: confidence.named_unknowns(s, {}),
+    ),
 ]
 
 
@@ -109,8 +142,7 @@ def seconds(fn: Callable[[str], Any], arg: str, repeat: int = 1) -> float:
 
 
 def regex_table(full: bool) -> None:
-    print(f"{'regex / helper, input':<40}{'length':>9}{'old (s)':>11}{'new (s)':>11}"
-          f"{'old/new':>9}")
+    print(f"{'regex / helper, input':<40}{'length':>9}{'old (s)':>11}{'new (s)':>11}{'old/new':>9}")
     for name, make, old, new in CASES:
         old_20k = 0.0
         for n in LENGTHS:
@@ -123,16 +155,20 @@ def regex_table(full: bool) -> None:
             if n == 20_000:
                 old_20k = old_s
             old_cell = f"{mark}{old_s:.4f}"
-            print(f"{name:<40}{n:>9,}{old_cell:>11}{new_s:>11.4f}"
-                  f"{old_s / max(new_s, 1e-6):>9.0f}")
+            print(f"{name:<40}{n:>9,}{old_cell:>11}{new_s:>11.4f}{old_s / max(new_s, 1e-6):>9.0f}")
         print()
 
 
 @contextmanager
 def old_code() -> Any:
     """The replaced regexes and helpers, put back for a measurement."""
-    saved = (tokenizer._CALL_OR_DOTTED, tokenizer._CODE_SPAN, routing._phrase_pattern,
-             expansion._contains_phrase, confidence.named_unknowns)
+    saved = (
+        tokenizer._CALL_OR_DOTTED,
+        tokenizer._CODE_SPAN,
+        routing._phrase_pattern,
+        expansion._contains_phrase,
+        confidence.named_unknowns,
+    )
     tokenizer._CALL_OR_DOTTED, tokenizer._CODE_SPAN = OLD_CALL_OR_DOTTED, OLD_CODE_SPAN
     routing._phrase_pattern = old_phrase_pattern
     expansion._contains_phrase = old_contains_phrase
@@ -140,15 +176,26 @@ def old_code() -> Any:
     try:
         yield
     finally:
-        (tokenizer._CALL_OR_DOTTED, tokenizer._CODE_SPAN, routing._phrase_pattern,
-         expansion._contains_phrase, confidence.named_unknowns) = saved
+        (
+            tokenizer._CALL_OR_DOTTED,
+            tokenizer._CODE_SPAN,
+            routing._phrase_pattern,
+            expansion._contains_phrase,
+            confidence.named_unknowns,
+        ) = saved
 
 
 def end_to_end_table(full: bool) -> None:
     n = 100_000
-    shapes = {"one word": "a" * n, "camelCase": "Ab" * (n // 2), "calls a(a(": "a(" * (n // 2),
-              "backticks": "`" * n, "dots": "." * n, "names Load": "Load " * (n // 5),
-              "prose": "phase tensor " * (n // 13)}
+    shapes = {
+        "one word": "a" * n,
+        "camelCase": "Ab" * (n // 2),
+        "calls a(a(": "a(" * (n // 2),
+        "backticks": "`" * n,
+        "dots": "." * n,
+        "names Load": "Load " * (n // 5),
+        "prose": "phase tensor " * (n // 13),
+    }
     old_shapes = set(shapes) if full else {"one word", "names Load", "prose"}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "sample_repo"
@@ -156,12 +203,17 @@ def end_to_end_table(full: bool) -> None:
         codecite.build(root)
         index = codecite.load(root)
         ask_tool, search_tool, _ = codecite.as_tools(index)
-        calls = {"index.query": index.query, "index.ask": index.ask,
-                 "codecite_search": lambda q: search_tool.call(query=q),
-                 "codecite_ask": lambda q: ask_tool.call(input=q)}
+        calls = {
+            "index.query": index.query,
+            "index.ask": index.ask,
+            "codecite_search": lambda q: search_tool.call(query=q),
+            "codecite_ask": lambda q: ask_tool.call(input=q),
+        }
         index.ask("warm up the engine")
-        print(f"whole calls, {n:,}-character queries (seconds; old only for "
-              f"{'every shape' if full else ', '.join(sorted(old_shapes)) + '; --full: all'})")
+        print(
+            f"whole calls, {n:,}-character queries (seconds; old only for "
+            f"{'every shape' if full else ', '.join(sorted(old_shapes)) + '; --full: all'})"
+        )
         print(f"{'query shape':<14}{'call':<17}{'old (s)':>10}{'new (s)':>10}{'old/new':>9}")
         worst = 0.0
         for shape, query in shapes.items():

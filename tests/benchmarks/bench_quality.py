@@ -27,19 +27,40 @@ from codecite.evals import load_suites, run_eval
 
 REPO = Path(__file__).resolve().parents[2]
 SUITES = {"jinja2": "jinja2-3.1.6", "attrs": "attrs-26.1.0"}
-HELD_OUT = {"click": "click-8.1.7", "marshmallow": "marshmallow-3.23.1",
-            "structlog": "structlog-24.4.0", "cattrs": "cattrs-24.1.2", "flask": "flask-3.0.3",
-            "itsdangerous": "itsdangerous-2.2.0", "packaging": "packaging-24.1",
-            "pluggy": "pluggy-1.5.0", "wtforms": "wtforms-3.1.2",
-            "cachetools": "cachetools-5.5.0", "blinker": "blinker-1.8.2",
-            "markupsafe": "markupsafe-3.0.2", "werkzeug": "werkzeug-3.0.6",
-            "urllib3": "urllib3-2.2.3", "anyio": "anyio-4.6.0", "trio": "trio-0.27.0",
-            "humanize": "humanize-4.11.0", "h2": "h2-4.1.0", "wsproto": "wsproto-1.2.0",
-            "build": "build-1.2.2", "installer": "installer-0.7.0",
-            "seaborn": "seaborn-0.13.2-src", "lmfit": "lmfit-1.3.2-src"}
+HELD_OUT = {
+    "click": "click-8.1.7",
+    "marshmallow": "marshmallow-3.23.1",
+    "structlog": "structlog-24.4.0",
+    "cattrs": "cattrs-24.1.2",
+    "flask": "flask-3.0.3",
+    "itsdangerous": "itsdangerous-2.2.0",
+    "packaging": "packaging-24.1",
+    "pluggy": "pluggy-1.5.0",
+    "wtforms": "wtforms-3.1.2",
+    "cachetools": "cachetools-5.5.0",
+    "blinker": "blinker-1.8.2",
+    "markupsafe": "markupsafe-3.0.2",
+    "werkzeug": "werkzeug-3.0.6",
+    "urllib3": "urllib3-2.2.3",
+    "anyio": "anyio-4.6.0",
+    "trio": "trio-0.27.0",
+    "humanize": "humanize-4.11.0",
+    "h2": "h2-4.1.0",
+    "wsproto": "wsproto-1.2.0",
+    "build": "build-1.2.2",
+    "installer": "installer-0.7.0",
+    "seaborn": "seaborn-0.13.2-src",
+    "lmfit": "lmfit-1.3.2-src",
+}
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
-PLAIN = {"doc_propagation": False, "mined_expansion": False, "query_variants": False,
-         "public_api_factor": 1.0, "low_value_doc_factor": 1.0, "max_sections_per_file": 0}
+PLAIN = {
+    "doc_propagation": False,
+    "mined_expansion": False,
+    "query_variants": False,
+    "public_api_factor": 1.0,
+    "low_value_doc_factor": 1.0,
+    "max_sections_per_file": 0,
+}
 STAGES = [
     ("codecite plain", PLAIN),
     ("+ doc propagation", {**PLAIN, "doc_propagation": True}),
@@ -61,9 +82,13 @@ def _row(label: str, report: object, system: str | None = None) -> str:
     kinds = report.metrics[system or report.primary]["kinds"]
     para = kinds.get("paraphrase", {}).get("symbol_hit@5")
     cells = [overall.get(c) for c in COLUMNS] + [
-        para, overall.get("clarification_precision"), overall.get("clarification_recall")]
+        para,
+        overall.get("clarification_precision"),
+        overall.get("clarification_recall"),
+    ]
     return f"{label:<24}" + "".join(
-        f"{c:>9.2f}" if isinstance(c, (int, float)) else f"{'n/a':>9}" for c in cells)
+        f"{c:>9.2f}" if isinstance(c, (int, float)) else f"{'n/a':>9}" for c in cells
+    )
 
 
 def _kind_rows(report: object, system: str | None) -> list[str]:
@@ -77,9 +102,11 @@ def _kind_rows(report: object, system: str | None) -> list[str]:
     for kind in sorted(kinds):
         cells = [kinds[kind].get(c) for c in COLUMNS]
         share = sum(asked.get(kind, [])) / max(len(asked.get(kind, [])), 1)
-        rows.append(f"{kind:<14}{kinds[kind]['records']:>4}" + "".join(
-            f"{c:>9.2f}" if isinstance(c, (int, float)) else f"{'n/a':>9}" for c in cells)
-            + f"{share:>9.2f}")
+        rows.append(
+            f"{kind:<14}{kinds[kind]['records']:>4}"
+            + "".join(f"{c:>9.2f}" if isinstance(c, (int, float)) else f"{'n/a':>9}" for c in cells)
+            + f"{share:>9.2f}"
+        )
     return rows
 
 
@@ -99,12 +126,19 @@ def bench(name: str, corpus: Path, suite: Path) -> None:
         for label, overrides in STAGES:
             shipped = run_eval(index.with_settings(**overrides), suites, k=10)
             print(_row(label, shipped))
-        print(f"\n{name} by kind (asked = share of the kind's questions answered with a "
-              "clarification request)")
-        print(f"{'system':<24}{'kind':<14}{'n':>4}" + "".join(f"{h:>9}" for h in heads[:5])
-              + f"{'asked':>9}")
-        for label, report, system in (("stock LlamaIndex BM25", base, "baseline"),
-                                      ("codecite (shipped)", shipped, None)):
+        print(
+            f"\n{name} by kind (asked = share of the kind's questions answered with a "
+            "clarification request)"
+        )
+        print(
+            f"{'system':<24}{'kind':<14}{'n':>4}"
+            + "".join(f"{h:>9}" for h in heads[:5])
+            + f"{'asked':>9}"
+        )
+        for label, report, system in (
+            ("stock LlamaIndex BM25", base, "baseline"),
+            ("codecite (shipped)", shipped, None),
+        ):
             for line in _kind_rows(report, system):
                 print(f"{label:<24}{line}")
 
@@ -118,28 +152,46 @@ def _suite_arg(value: str) -> tuple[Path, Path]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", type=Path, default=_default_dir(
-        "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")))
+    parser.add_argument(
+        "--corpora",
+        type=Path,
+        default=_default_dir(
+            "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")
+        ),
+    )
     parser.add_argument("--suites", type=Path, default=REPO.parent / "shared" / "dev-suites")
-    parser.add_argument("--suite", type=_suite_arg, action="append", default=[],
-                        metavar="SUITE.jsonl=CORPUS",
-                        help="run this suite on this corpus instead of the dev suites "
-                             "(repeatable), e.g. a held-out suite of your own")
-    parser.add_argument("--heldout", action="store_true",
-                        help="run the held-out suites of tests/benchmarks/heldout (corpora "
-                             "under --corpora) instead of the dev suites")
+    parser.add_argument(
+        "--suite",
+        type=_suite_arg,
+        action="append",
+        default=[],
+        metavar="SUITE.jsonl=CORPUS",
+        help="run this suite on this corpus instead of the dev suites "
+        "(repeatable), e.g. a held-out suite of your own",
+    )
+    parser.add_argument(
+        "--heldout",
+        action="store_true",
+        help="run the held-out suites of tests/benchmarks/heldout (corpora "
+        "under --corpora) instead of the dev suites",
+    )
     args = parser.parse_args()
     if args.suite:
         runs = [(suite.stem, corpus, suite) for suite, corpus in args.suite]
     else:
-        folder, corpora = ((HELD_OUT_DIR, HELD_OUT) if args.heldout else (args.suites, SUITES))
-        runs = [(name, args.corpora / corpus, folder / f"{name}.jsonl")
-                for name, corpus in corpora.items()]
+        folder, corpora = (HELD_OUT_DIR, HELD_OUT) if args.heldout else (args.suites, SUITES)
+        runs = [
+            (name, args.corpora / corpus, folder / f"{name}.jsonl")
+            for name, corpus in corpora.items()
+        ]
     missing = [str(corpus) for _, corpus, _ in runs if not corpus.is_dir()]
     missing += [str(suite) for _, _, suite in runs if not suite.is_file()]
     if missing:
-        print(f"missing: {', '.join(missing)}; {args.suites / 'README.md'} and "
-              f"{HELD_OUT_DIR / 'README.md'} say how to fetch the corpora once", file=sys.stderr)
+        print(
+            f"missing: {', '.join(missing)}; {args.suites / 'README.md'} and "
+            f"{HELD_OUT_DIR / 'README.md'} say how to fetch the corpora once",
+            file=sys.stderr,
+        )
         return 1
     for name, corpus, suite in runs:
         bench(name, corpus, suite)

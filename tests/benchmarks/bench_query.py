@@ -32,8 +32,9 @@ N_QUERIES = 150
 
 def realistic_queries(index: codecite.CodeciteIndex, n: int) -> list[str]:
     rng = random.Random(7)
-    code = [m for m in (node.metadata for node in index.nodes)
-            if m.get("docstring") and m.get("symbol")]
+    code = [
+        m for m in (node.metadata for node in index.nodes) if m.get("docstring") and m.get("symbol")
+    ]
     picks = rng.sample(code, min(n, len(code)))
     queries = []
     for i, meta in enumerate(picks):
@@ -81,8 +82,19 @@ def main() -> None:
         by_index = latencies(index.query, queries)
         answers = latencies(index.as_query_engine().query, queries)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "codecite", "query", "-C", str(root),
-                        "load a template from disk"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "codecite",
+                "query",
+                "-C",
+                str(root),
+                "load a template from disk",
+            ],
+            check=True,
+            capture_output=True,
+        )
         process_s = time.perf_counter() - t
         p50, p95 = pct(mine, 50), pct(mine, 95)
         b50, b95 = pct(theirs, 50), pct(theirs, 95)
@@ -90,8 +102,10 @@ def main() -> None:
         print(f"{'measure':<34}{'codecite':>10}{'plain BM25':>12}{'ratio':>8}")
         print(f"{'query p50 (ms)':<34}{p50:>10.2f}{b50:>12.2f}{p50 / b50:>8.2f}")
         print(f"{'query p95 (ms)':<34}{p95:>10.2f}{b95:>12.2f}{p95 / b95:>8.2f}")
-        for label, values in (("index.query() p50 (ms)", by_index),
-                              ("answer engine p50 (ms)", answers)):
+        for label, values in (
+            ("index.query() p50 (ms)", by_index),
+            ("answer engine p50 (ms)", answers),
+        ):
             print(f"{label:<34}{pct(values, 50):>10.2f}{b50:>12.2f}{pct(values, 50) / b50:>8.2f}")
         print(f"{'index load (s)':<34}{load_s:>10.3f}")
         print(f"{'index load + stale check (s)':<34}{load_stale_s:>10.3f}")

@@ -22,8 +22,8 @@ def fake_openai() -> Iterator[FakeServer]:
 def _fast_retries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Retries sleep into a list instead of the clock."""
     slept: list[float] = []
-    monkeypatch.setattr(embeddings, "DEFAULT_RETRY",
-                        embeddings.RetryPolicy(sleep=slept.append))
-    monkeypatch.setattr(embeddings, "QUERY_RETRY",
-                        embeddings.RetryPolicy(tries=2, sleep=slept.append))
+    monkeypatch.setattr(embeddings, "DEFAULT_RETRY", embeddings.RetryPolicy(sleep=slept.append))
+    monkeypatch.setattr(
+        embeddings, "QUERY_RETRY", embeddings.RetryPolicy(tries=2, sleep=slept.append)
+    )
     return slept

@@ -58,29 +58,58 @@ class _Handler(BaseHTTPRequestHandler):
         state.auth_headers.append(self.headers.get("Authorization", ""))
         if state.fail_next:
             status = state.fail_next.pop(0)
-            return self._send(status, {"error": {"message": f"fake failure {status}",
-                                                 "type": "server_error"}},
-                              {"retry-after": "0"})
+            return self._send(
+                status,
+                {"error": {"message": f"fake failure {status}", "type": "server_error"}},
+                {"retry-after": "0"},
+            )
         if self.headers.get("Authorization") != f"Bearer {API_KEY}":
-            return self._send(401, {"error": {"message": "Incorrect API key provided",
-                                              "type": "invalid_request_error",
-                                              "code": "invalid_api_key"}})
+            return self._send(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key provided",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
         model = body.get("model")
         if model not in MODELS:
-            return self._send(404, {"error": {"message": f"The model `{model}` does not exist",
-                                              "type": "invalid_request_error",
-                                              "code": "model_not_found"}})
+            return self._send(
+                404,
+                {
+                    "error": {
+                        "message": f"The model `{model}` does not exist",
+                        "type": "invalid_request_error",
+                        "code": "model_not_found",
+                    }
+                },
+            )
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         state.inputs.extend(texts)
         dim = int(body.get("dimensions") or MODELS[model])
-        data = [{"object": "embedding", "index": i,
-                 "embedding": _encode(hashed_bow(t, dim), body.get("encoding_format"))}
-                for i, t in enumerate(texts)]
-        self._send(200, {"object": "list", "data": data, "model": model,
-                         "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}})
+        data = [
+            {
+                "object": "embedding",
+                "index": i,
+                "embedding": _encode(hashed_bow(t, dim), body.get("encoding_format")),
+            }
+            for i, t in enumerate(texts)
+        ]
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+            },
+        )
 
-    def _send(self, status: int, payload: dict[str, Any],
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         raw = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

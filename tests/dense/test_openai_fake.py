@@ -30,7 +30,9 @@ BATCH = 8
 def _configure(repo: Path, url: str, model: str = "fake-embed-a", backend: str = "openai") -> None:
     (repo / "codecite.toml").write_text(
         f'[embedding]\nbackend = "{backend}"\nmodel = "{model}"\napi_base = "{url}"\n'
-        f"batch_size = {BATCH}\n", encoding="utf-8")
+        f"batch_size = {BATCH}\n",
+        encoding="utf-8",
+    )
 
 
 def _manifest(repo: Path) -> dict:
@@ -38,8 +40,7 @@ def _manifest(repo: Path) -> dict:
 
 
 def _all_index_bytes(repo: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in sorted((repo / ".codecite").rglob("*"))
-                    if p.is_file())
+    return b"".join(p.read_bytes() for p in sorted((repo / ".codecite").rglob("*")) if p.is_file())
 
 
 @pytest.fixture
@@ -57,8 +58,13 @@ def embedded(sample_repo: Path, fake_openai: FakeServer, keyed: None) -> Path:
 def test_build_embeds_every_node_in_batches(embedded: Path, fake_openai: FakeServer):
     manifest = _manifest(embedded)
     n = manifest["node_count"]
-    assert manifest["embedding"] == {"backend": "openai", "model": "fake-embed-a",
-                                     "dimension": 64, "count": n, "api_base": fake_openai.url}
+    assert manifest["embedding"] == {
+        "backend": "openai",
+        "model": "fake-embed-a",
+        "dimension": 64,
+        "count": n,
+        "api_base": fake_openai.url,
+    }
     assert fake_openai.state.requests == math.ceil(n / BATCH)
     assert len(fake_openai.state.inputs) == n
     assert set(fake_openai.state.auth_headers) == {f"Bearer {API_KEY}"}
@@ -81,16 +87,21 @@ def test_incremental_build_embeds_only_changed_nodes(embedded: Path, fake_openai
     codecite.build(embedded, embed={"backend": None, "model": None})  # same sources, forced
     assert state.inputs == []
     phase = embedded / "geokit" / "phase.py"
-    phase.write_text(phase.read_text().replace(
-        "a measure of three-dimensionality", "a zanzibar measure of three-dimensionality"))
+    phase.write_text(
+        phase.read_text().replace(
+            "a measure of three-dimensionality", "a zanzibar measure of three-dimensionality"
+        )
+    )
     codecite.build(embedded)
     assert state.inputs and all("zanzibar" in text for text in state.inputs)
     manifest = _manifest(embedded)
     assert manifest["embedding"]["count"] == manifest["node_count"]
     index = codecite.load(embedded)
     hits = index.query("zanzibar", k=3, dense=True)
-    assert hits.degraded is None and "skew" in hits.nodes[0].node.node_id.lower() + \
-        hits.nodes[0].node.text.lower()
+    assert (
+        hits.degraded is None
+        and "skew" in hits.nodes[0].node.node_id.lower() + hits.nodes[0].node.text.lower()
+    )
 
 
 def test_other_model_re_embeds_everything(embedded: Path, fake_openai: FakeServer):
@@ -102,8 +113,9 @@ def test_other_model_re_embeds_everything(embedded: Path, fake_openai: FakeServe
     assert manifest["embedding"]["dimension"] == 48
 
 
-def test_rate_limit_and_5xx_are_retried(sample_repo: Path, fake_openai: FakeServer,
-                                        keyed: None, _fast_retries: list[float]):
+def test_rate_limit_and_5xx_are_retried(
+    sample_repo: Path, fake_openai: FakeServer, keyed: None, _fast_retries: list[float]
+):
     _configure(sample_repo, fake_openai.url)
     fake_openai.state.fail_next = [429, 503]
     codecite.build(sample_repo)
@@ -113,8 +125,9 @@ def test_rate_limit_and_5xx_are_retried(sample_repo: Path, fake_openai: FakeServ
     assert len(_fast_retries) == 2
 
 
-def test_persistent_server_errors_fail_the_build_clearly(embedded: Path, fake_openai: FakeServer,
-                                                         _fast_retries: list[float]):
+def test_persistent_server_errors_fail_the_build_clearly(
+    embedded: Path, fake_openai: FakeServer, _fast_retries: list[float]
+):
     before = _manifest(embedded)["created"], _all_index_bytes(embedded)
     fake_openai.state.fail_next = [500] * 10
     with pytest.raises(EmbeddingError) as err:
@@ -122,18 +135,19 @@ def test_persistent_server_errors_fail_the_build_clearly(embedded: Path, fake_op
     message = str(err.value)
     assert "openai" in message and "fake-embed-b" in message and fake_openai.url in message
     assert "reachable" in message
-    assert len(_fast_retries) == 3          # 4 tries in all
+    assert len(_fast_retries) == 3  # 4 tries in all
     assert (_manifest(embedded)["created"], _all_index_bytes(embedded)) == before
 
 
-def test_bad_key_is_a_clear_error_without_the_key(sample_repo: Path, fake_openai: FakeServer,
-                                                  monkeypatch: pytest.MonkeyPatch):
+def test_bad_key_is_a_clear_error_without_the_key(
+    sample_repo: Path, fake_openai: FakeServer, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-key-0123456789")
     _configure(sample_repo, fake_openai.url)
     with pytest.raises(EmbeddingError, match="OPENAI_API_KEY") as err:
         codecite.build(sample_repo)
     assert "0123456789" not in str(err.value)
-    assert fake_openai.state.requests == 1      # a 401 is not retried
+    assert fake_openai.state.requests == 1  # a 401 is not retried
 
 
 def test_unknown_model_is_a_clear_error(sample_repo: Path, fake_openai: FakeServer, keyed: None):
@@ -142,16 +156,18 @@ def test_unknown_model_is_a_clear_error(sample_repo: Path, fake_openai: FakeServ
         codecite.build(sample_repo)
 
 
-def test_unreachable_server_at_build_is_a_clear_error(sample_repo: Path, fake_openai: FakeServer,
-                                                      keyed: None):
+def test_unreachable_server_at_build_is_a_clear_error(
+    sample_repo: Path, fake_openai: FakeServer, keyed: None
+):
     _configure(sample_repo, fake_openai.url)
     fake_openai.stop()
     with pytest.raises(EmbeddingError, match="reachable"):
         codecite.build(sample_repo)
 
 
-def test_no_key_means_lexical_only_with_one_warning(sample_repo: Path, fake_openai: FakeServer,
-                                                    caplog: pytest.LogCaptureFixture):
+def test_no_key_means_lexical_only_with_one_warning(
+    sample_repo: Path, fake_openai: FakeServer, caplog: pytest.LogCaptureFixture
+):
     _configure(sample_repo, fake_openai.url)
     with caplog.at_level(logging.WARNING, logger="codecite"):
         report = codecite.build(sample_repo)
@@ -162,9 +178,9 @@ def test_no_key_means_lexical_only_with_one_warning(sample_repo: Path, fake_open
     assert not (sample_repo / ".codecite" / VECTORS).exists()
 
 
-def test_local_extra_missing_means_lexical_only(sample_repo: Path,
-                                                monkeypatch: pytest.MonkeyPatch,
-                                                caplog: pytest.LogCaptureFixture):
+def test_local_extra_missing_means_lexical_only(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
     from codecite import embeddings
 
     monkeypatch.setattr(embeddings, "local_available", lambda: False)
@@ -174,8 +190,9 @@ def test_local_extra_missing_means_lexical_only(sample_repo: Path,
     assert "codecite[local]" in caplog.text
 
 
-def test_server_down_at_query_time_degrades(embedded: Path, fake_openai: FakeServer,
-                                            caplog: pytest.LogCaptureFixture):
+def test_server_down_at_query_time_degrades(
+    embedded: Path, fake_openai: FakeServer, caplog: pytest.LogCaptureFixture
+):
     index = codecite.load(embedded)
     lexical = index.query("static shift correction", k=5)
     fake_openai.stop()
@@ -209,17 +226,24 @@ def test_other_model_in_config_is_refused(embedded: Path, fake_openai: FakeServe
 
 
 def test_other_dimension_is_refused(embedded: Path, fake_openai: FakeServer):
-    narrow = OpenAIEmbedding(model_name="fake-embed-a", dimensions=32, api_key=API_KEY,
-                             api_base=fake_openai.url, max_retries=0)
+    narrow = OpenAIEmbedding(
+        model_name="fake-embed-a",
+        dimensions=32,
+        api_key=API_KEY,
+        api_base=fake_openai.url,
+        max_retries=0,
+    )
     retriever = codecite.load(embedded).retriever(dense=True, embed_model=narrow)
     with pytest.raises(EmbeddingModelMismatchError, match="dimension 32"):
         retriever.retrieve("static shift")
 
 
-def test_an_openai_embedding_instance_can_be_passed(sample_repo: Path, fake_openai: FakeServer,
-                                                    monkeypatch: pytest.MonkeyPatch):
-    model = OpenAIEmbedding(model_name="fake-embed-b", api_key=API_KEY, api_base=fake_openai.url,
-                            max_retries=0)
+def test_an_openai_embedding_instance_can_be_passed(
+    sample_repo: Path, fake_openai: FakeServer, monkeypatch: pytest.MonkeyPatch
+):
+    model = OpenAIEmbedding(
+        model_name="fake-embed-b", api_key=API_KEY, api_base=fake_openai.url, max_retries=0
+    )
     codecite.build(sample_repo, embed=model)
     info = _manifest(sample_repo)["embedding"]
     assert (info["backend"], info["model"], info["dimension"]) == ("openai", "fake-embed-b", 48)
@@ -228,8 +252,9 @@ def test_an_openai_embedding_instance_can_be_passed(sample_repo: Path, fake_open
     assert ctx.mode == "hybrid"
 
 
-def test_cli_build_embed_and_query_dense(sample_repo: Path, fake_openai: FakeServer, keyed: None,
-                                         capsys: pytest.CaptureFixture[str]):
+def test_cli_build_embed_and_query_dense(
+    sample_repo: Path, fake_openai: FakeServer, keyed: None, capsys: pytest.CaptureFixture[str]
+):
     _configure(sample_repo, fake_openai.url, model="fake-embed-b")
     assert main(["build", str(sample_repo), "--embed", "--embed-model", "fake-embed-a"]) == 0
     assert _manifest(sample_repo)["embedding"]["model"] == "fake-embed-a"

@@ -19,7 +19,8 @@ qdrant_store = pytest.importorskip("llama_index.vector_stores.qdrant")
 
 # local mode says payload indexes (which QdrantVectorStore creates) do nothing there
 pytestmark = pytest.mark.filterwarnings(
-    "ignore:Payload indexes have no effect in the local Qdrant:UserWarning")
+    "ignore:Payload indexes have no effect in the local Qdrant:UserWarning"
+)
 
 
 @pytest.fixture
@@ -37,8 +38,9 @@ def test_qdrant_holds_the_vectors_and_ranks_like_the_arrays(sample_repo: Path, s
     assert export_to_vector_store(store, vectors, index.nodes) == len(index.nodes)
     assert export_to_vector_store(store, vectors, index.nodes) == len(index.nodes)  # idempotent
     builtin = index.retriever(5, dense=True, embed_model=bow, symbol_gate=False)
-    external = index.retriever(5, dense=True, embed_model=bow, symbol_gate=False,
-                               vector_store=store)
+    external = index.retriever(
+        5, dense=True, embed_model=bow, symbol_gate=False, vector_store=store
+    )
     assert isinstance(external.dense, VectorStoreDenseIndex)
     for query in ("static shift correction", "read a station of the survey", "phase skew"):
         a, b = builtin.retrieve_context(query), external.retrieve_context(query)
@@ -52,8 +54,15 @@ def test_filters_apply_to_store_results(sample_repo: Path, store):
     codecite.build(sample_repo, embed=bow)
     index = codecite.load(sample_repo)
     export_to_vector_store(store, stored_vectors(index), index.nodes)
-    ctx = index.query("static shift", k=10, dense=True, kind="doc_section", embed_model=bow,
-                      vector_store=store, symbol_gate=False)
+    ctx = index.query(
+        "static shift",
+        k=10,
+        dense=True,
+        kind="doc_section",
+        embed_model=bow,
+        vector_store=store,
+        symbol_gate=False,
+    )
     assert ctx.nodes and {n.node.metadata["kind"] for n in ctx.nodes} == {"doc_section"}
 
 

@@ -54,8 +54,9 @@ def blocks(page: Path, langs: frozenset[str]) -> list[Block]:
             i += 1
         i += 1
         if lang in langs:
-            out.append(Block(page, start + 1, lang, "\n".join(body) + "\n",
-                             _skip_reason(lines, start)))
+            out.append(
+                Block(page, start + 1, lang, "\n".join(body) + "\n", _skip_reason(lines, start))
+            )
     return out
 
 

@@ -32,11 +32,14 @@ from docs_support import REPO, blocks, fixture_copy
 
 PAGES = (REPO / "README.md", REPO / "docs" / "quickstart.md")
 SHELL = frozenset({"sh", "bash"})
-INSTALL = re.compile(r"^\s*(python3? -m venv\b|\.\s+\.venv/bin/activate\b|"
-                     r"source\s+\.venv/bin/activate\b|pip3? install\b)")
+INSTALL = re.compile(
+    r"^\s*(python3? -m venv\b|\.\s+\.venv/bin/activate\b|"
+    r"source\s+\.venv/bin/activate\b|pip3? install\b)"
+)
 PRELUDE = 'set -eo pipefail\ncodecite() { "$CODECITE_PYTHON" -m codecite "$@"; }\n'
-CI_TEST_COMMAND = ("python3 -m venv .venv && . .venv/bin/activate && "
-                   "pip install -e '.[test]' && pytest")
+CI_TEST_COMMAND = (
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest"
+)
 
 
 def without_install_steps(script: str) -> str:
@@ -65,11 +68,19 @@ def test_shell_commands_exit_zero(page: Path, tmp_path: Path) -> None:
         if block.skip_reason:
             continue
         script = PRELUDE + without_install_steps(block.text)
-        proc = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True,
-                              text=True, timeout=300, check=False)
+        proc = subprocess.run(
+            ["bash", "-c", script],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert proc.returncode == 0, (
             f"{block.id}: exit {proc.returncode}\n--- script\n{script}\n--- stdout\n"
-            f"{proc.stdout}\n--- stderr\n{proc.stderr}")
+            f"{proc.stdout}\n--- stderr\n{proc.stderr}"
+        )
         ran += 1
     assert ran, f"no shell block of {page.name} was run"
 

@@ -25,10 +25,9 @@ import codecite
 PYTHON = frozenset({"python", "py"})
 OWNED_ELSEWHERE = {
     "dense.md": "dense retrieval docs; its snippets need a model or a key and a path of the "
-                "reader's own, and are exercised by tests/dense",
+    "reader's own, and are exercised by tests/dense",
 }
-PAGES = [REPO / "README.md", *sorted(p for p in DOCS.glob("*.md")
-                                     if p.name not in OWNED_ELSEWHERE)]
+PAGES = [REPO / "README.md", *sorted(p for p in DOCS.glob("*.md") if p.name not in OWNED_ELSEWHERE)]
 SNIPPETS = [b for page in PAGES for b in blocks(page, PYTHON)]
 
 
@@ -48,8 +47,9 @@ def built_copies(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Path]:
 # ``inspect``, so pyproject's pydantic filter misses it (as in tests/answers).
 @pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecationWarning")
 @pytest.mark.parametrize("block", SNIPPETS, ids=lambda b: b.id)
-def test_python_snippet_runs(block: Block, built_copies: dict[Path, Path],
-                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_python_snippet_runs(
+    block: Block, built_copies: dict[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     if block.skip_reason:
         pytest.skip(f"not executed: {block.skip_reason}")
     monkeypatch.chdir(built_copies[block.page])
@@ -67,11 +67,18 @@ _LINK = re.compile(r"\]\(([^)#\s]+)(#[^)\s]*)?\)")
 _FILE_TARGET = re.compile(r"(/|\.(md|ipynb|py|jsonl|toml))$")
 
 
-@pytest.mark.parametrize("page", [REPO / "README.md", REPO / "CHANGELOG.md",
-                                  *sorted(DOCS.glob("*.md"))], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "page",
+    [REPO / "README.md", REPO / "CHANGELOG.md", *sorted(DOCS.glob("*.md"))],
+    ids=lambda p: p.name,
+)
 def test_relative_links_resolve(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
-    broken = [target for target, _ in _LINK.findall(text)
-              if "://" not in target and _FILE_TARGET.search(target)
-              and not (page.parent / target).exists()]
+    broken = [
+        target
+        for target, _ in _LINK.findall(text)
+        if "://" not in target
+        and _FILE_TARGET.search(target)
+        and not (page.parent / target).exists()
+    ]
     assert not broken, f"{page.name} links to missing files: {broken}"

@@ -22,8 +22,9 @@ def test_committed_without_outputs() -> None:
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code
     for i, cell in enumerate(code):
-        assert cell.outputs == [] and cell.execution_count is None, \
+        assert cell.outputs == [] and cell.execution_count is None, (
             f"code cell {i} has outputs; clear them before committing"
+        )
 
 
 def test_notebook_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,8 +34,12 @@ def test_notebook_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("CODECITE_NOTEBOOK_REPO", str(repo))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOK.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    )
     client.execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]

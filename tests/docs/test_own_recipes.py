@@ -27,8 +27,9 @@ def own_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_check_recipes_passes(own_index: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check-recipes", "-C", str(REPO), "--index-dir", str(own_index),
-                 str(REPO / "recipes")])
+    code = main(
+        ["check-recipes", "-C", str(REPO), "--index-dir", str(own_index), str(REPO / "recipes")]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"{len(RECIPES)} recipe(s), 0 with problems" in out
@@ -48,6 +49,7 @@ def test_each_recipe_names_real_codecite_symbols(own_index: Path) -> None:
 @pytest.mark.parametrize("path", RECIPES, ids=lambda p: p.name)
 def test_recipe_front_matter(path: Path) -> None:
     info = recipe_info(path.read_text(encoding="utf-8"), f"recipes/{path.name}")
-    assert info.workflow and info.workflow != path.stem.replace("-", "_"), \
+    assert info.workflow and info.workflow != path.stem.replace("-", "_"), (
         "name the workflow in the front matter"
+    )
     assert len(info.intents) >= 3 and info.title

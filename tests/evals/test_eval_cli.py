@@ -12,16 +12,25 @@ from codecite.cli import main
 from codecite.evals import plot_curves
 
 REPO = Path(__file__).resolve().parents[2]
-SUITE = "\n".join([
-    '{"query": "load a survey", "expected_symbols": ["geokit.io.load_survey"], '
-    '"expected_sources": ["geokit/io.py"], "kind": "identifier", "expect_clarification": false}',
-    '{"query": "phase tensor skew", "expected_symbols": ["geokit.phase.skew"], '
-    '"must_not_contain": ["phase_tensor_skew_v2"], "kind": "identifier"}',
-])
+SUITE = "\n".join(
+    [
+        '{"query": "load a survey", "expected_symbols": ["geokit.io.load_survey"], '
+        '"expected_sources": ["geokit/io.py"], "kind": "identifier", '
+        '"expect_clarification": false}',
+        '{"query": "phase tensor skew", "expected_symbols": ["geokit.phase.skew"], '
+        '"must_not_contain": ["phase_tensor_skew_v2"], "kind": "identifier"}',
+    ]
+)
 # Honest gates for the bundled self-suite (measured values and margins: docs/evaluation.md).
-SELF_FAIL_UNDER = ["symbol_hit@10=0.65", "symbol_hit@1=0.38", "symbol_recall@10=0.55",
-                   "mrr@10=0.62", "source_hit@10=0.85", "nonempty_retrieval_rate=0.95",
-                   "clarification_recall=0.60"]
+SELF_FAIL_UNDER = [
+    "symbol_hit@10=0.65",
+    "symbol_hit@1=0.38",
+    "symbol_recall@10=0.55",
+    "mrr@10=0.62",
+    "source_hit@10=0.85",
+    "nonempty_retrieval_rate=0.95",
+    "clarification_recall=0.60",
+]
 SELF_FAIL_OVER = ["guard_violations=0", "test_file_pollution=0"]
 
 
@@ -91,8 +100,22 @@ def test_plot_function_returns_series_and_writes_png(tmp_path) -> None:
 def test_plot_via_cli_matches_json_curves(built_sample, suite, tmp_path) -> None:
     pytest.importorskip("matplotlib")
     png, js = tmp_path / "hits.png", tmp_path / "r.json"
-    assert main(["eval", str(suite), "-C", str(built_sample), "--baseline",
-                 "--plot", str(png), "--json", str(js)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(suite),
+                "-C",
+                str(built_sample),
+                "--baseline",
+                "--plot",
+                str(png),
+                "--json",
+                str(js),
+            ]
+        )
+        == 0
+    )
     assert png_size(png) == (600, 400)
     curves = json.loads(js.read_text(encoding="utf-8"))["curves"]
     assert set(curves) == {"codecite", "baseline"}
@@ -118,13 +141,25 @@ def test_report_markdown(built_sample, suite, tmp_path, capsys) -> None:
     out = tmp_path / "REPRO.md"
     assert main(["report", "-C", str(built_sample), "--eval", str(suite), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    for needle in ("# codecite reproducibility record", "codecite: ", "git commit: unknown",
-                   "Python: ", "OS: ", f"build command: `codecite build {built_sample}`",
-                   "digest `", "by kind: ", "by workflow: ",
-                   "fingerprint: `", "embeddings: off", "## Evaluation",
-                   f"suite `{suite}`: 2 records", "symbol_hit@10",
-                   "## Representative query outputs", "`load a survey`",
-                   "geokit.io.load_survey (geokit/io.py:9-14)"):
+    for needle in (
+        "# codecite reproducibility record",
+        "codecite: ",
+        "git commit: unknown",
+        "Python: ",
+        "OS: ",
+        f"build command: `codecite build {built_sample}`",
+        "digest `",
+        "by kind: ",
+        "by workflow: ",
+        "fingerprint: `",
+        "embeddings: off",
+        "## Evaluation",
+        f"suite `{suite}`: 2 records",
+        "symbol_hit@10",
+        "## Representative query outputs",
+        "`load a survey`",
+        "geokit.io.load_survey (geokit/io.py:9-14)",
+    ):
         assert needle in text, needle
     assert main(["report", "-C", str(built_sample)]) == 0
     plain = capsys.readouterr().out
@@ -134,8 +169,19 @@ def test_report_markdown(built_sample, suite, tmp_path, capsys) -> None:
 def test_self_suite_meets_ci_thresholds(tmp_path, capsys) -> None:
     index_dir = str(tmp_path / "self-index")
     assert main(["build", str(REPO), "--index-dir", index_dir]) == 0
-    code = main(["eval", "-C", str(REPO), "--index-dir", index_dir,
-                 "--fail-under", *SELF_FAIL_UNDER, "--fail-over", *SELF_FAIL_OVER])
+    code = main(
+        [
+            "eval",
+            "-C",
+            str(REPO),
+            "--index-dir",
+            index_dir,
+            "--fail-under",
+            *SELF_FAIL_UNDER,
+            "--fail-over",
+            *SELF_FAIL_OVER,
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.out + captured.err
     assert "codecite_self" not in captured.err

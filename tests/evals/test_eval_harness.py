@@ -14,24 +14,30 @@ from codecite.evals.baseline import BaselineSystem, line_span, overlaps, symbol_
 from codecite.evals.harness import BASELINE, CODECITE
 
 # Verbatim in the reference design's record format (same field names, no `kind`).
-REFERENCE_SUITE = "\n".join([
-    "# records in the reference design's format",
-    '{"query": "correct static shift on line 22", "expected_intent": "workflow", '
-    '"expected_workflow": "static_shift", "expected_line": "L22", '
-    '"expected_symbols": ["geokit.agents.static_shift.StaticShiftAgent"], '
-    '"must_not_contain": ["static_shift_fix"]}',
-    '{"query": "load a survey line from disk", "expected_intent": "code", '
-    '"expected_symbols": ["geokit.io.load_survey"]}',
-    '{"query": "phase tensor skew", "expected_symbols": ["geokit.phase.skew"], '
-    '"must_not_contain": ["phase_tensor_skew_v2"]}',
-])
-EXTRA_SUITE = "\n".join([
-    '{"query": "read one station of a survey", "expected_symbols": ["SurveyReader.read_station"],'
-    ' "expected_sources": ["geokit/io.py"], "kind": "paraphrase", "expect_clarification": false}',
-    '{"query": "remove static shift", "expected_retrieval_workflow": "static_shift", '
-    '"kind": "workflow", "expect_clarification": false}',
-    '{"query": "zzqx wobble frobnicate", "kind": "out_of_scope", "expect_clarification": true}',
-])
+REFERENCE_SUITE = "\n".join(
+    [
+        "# records in the reference design's format",
+        '{"query": "correct static shift on line 22", "expected_intent": "workflow", '
+        '"expected_workflow": "static_shift", "expected_line": "L22", '
+        '"expected_symbols": ["geokit.agents.static_shift.StaticShiftAgent"], '
+        '"must_not_contain": ["static_shift_fix"]}',
+        '{"query": "load a survey line from disk", "expected_intent": "code", '
+        '"expected_symbols": ["geokit.io.load_survey"]}',
+        '{"query": "phase tensor skew", "expected_symbols": ["geokit.phase.skew"], '
+        '"must_not_contain": ["phase_tensor_skew_v2"]}',
+    ]
+)
+EXTRA_SUITE = "\n".join(
+    [
+        '{"query": "read one station of a survey", '
+        '"expected_symbols": ["SurveyReader.read_station"],'
+        ' "expected_sources": ["geokit/io.py"], "kind": "paraphrase", '
+        '"expect_clarification": false}',
+        '{"query": "remove static shift", "expected_retrieval_workflow": "static_shift", '
+        '"kind": "workflow", "expect_clarification": false}',
+        '{"query": "zzqx wobble frobnicate", "kind": "out_of_scope", "expect_clarification": true}',
+    ]
+)
 
 
 @pytest.fixture
@@ -76,8 +82,9 @@ def test_breakdowns_json_and_table(index, suites) -> None:
 
 def test_decider_adapter_is_swappable(index, suites) -> None:
     def oracle(_index, query, ctx) -> Decision:
-        return Decision(intent="workflow", workflow="static_shift", line="L22",
-                        clarification=not ctx.nodes)
+        return Decision(
+            intent="workflow", workflow="static_shift", line="L22", clarification=not ctx.nodes
+        )
 
     m = run_eval(index, suites[:1], decider=oracle).overall()
     assert m["line_accuracy"] == 1.0 and m["workflow_accuracy"] == 1.0
@@ -88,11 +95,16 @@ def test_decide_adapter_reads_ask_metadata_or_falls_back() -> None:
     empty, full = SimpleNamespace(nodes=[], workflow=None), SimpleNamespace(nodes=[1], workflow="w")
     assert decide(SimpleNamespace(), "q", empty) == Decision(clarification=True, routed=False)
     assert decide(SimpleNamespace(), "q", full) == Decision(workflow="w", routed=False)
-    meta = {"path": "clarification", "intent": "workflow", "workflow": "static_shift",
-            "line": {"name": "L22", "aliases": []}}
+    meta = {
+        "path": "clarification",
+        "intent": "workflow",
+        "workflow": "static_shift",
+        "line": {"name": "L22", "aliases": []},
+    }
     asking = SimpleNamespace(ask=lambda q: SimpleNamespace(metadata=meta))
-    assert decide(asking, "q", full) == Decision("workflow", "static_shift", "L22", True,
-                                                 "clarification")
+    assert decide(asking, "q", full) == Decision(
+        "workflow", "static_shift", "L22", True, "clarification"
+    )
 
 
 def test_baseline_side_by_side(index, suites) -> None:
@@ -108,7 +120,7 @@ def test_baseline_side_by_side(index, suites) -> None:
 def test_line_spans_and_overlap() -> None:
     text = "a\nbb\nccc\n"
     assert line_span(text, 0, 1) == (1, 1)
-    assert line_span(text, 2, 9) == (2, 3)     # chunk "bb\nccc\n" ends on line 3
+    assert line_span(text, 2, 9) == (2, 3)  # chunk "bb\nccc\n" ends on line 3
     assert line_span(text, 5, 8) == (3, 3)
     assert overlaps(1, 3, 3, 9) and not overlaps(1, 3, 4, 9)
 

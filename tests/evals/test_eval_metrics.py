@@ -20,25 +20,38 @@ from codecite.evals.metrics import (
 KNOWN = frozenset({"pkg.mod.Agent", "pkg.mod.Agent.run", "pkg.mod.load"})
 
 
-@pytest.mark.parametrize(("expected", "retrieved", "hit"), [
-    ("pkg.mod.Agent", "pkg.mod.Agent", True),
-    ("pkg.mod.Agent", "pkg.mod.Agent.run", False),          # a descendant never counts
-    ("Agent.run", "pkg.mod.Agent.run", True),               # relative Class.method name
-    ("gent.run", "pkg.mod.Agent.run", False),               # suffix at a dot boundary only
-    ("run", "pkg.mod.Agent.run", False),                    # undotted names: equality only
-    ("mod.load", "pkg.mod.load", True),
-    ("pkg.mod.load", "other.pkg.mod.load", False),          # fully qualified: exact only
-    ("pkg.mod.Agent", None, False),
-])
+@pytest.mark.parametrize(
+    ("expected", "retrieved", "hit"),
+    [
+        ("pkg.mod.Agent", "pkg.mod.Agent", True),
+        ("pkg.mod.Agent", "pkg.mod.Agent.run", False),  # a descendant never counts
+        ("Agent.run", "pkg.mod.Agent.run", True),  # relative Class.method name
+        ("gent.run", "pkg.mod.Agent.run", False),  # suffix at a dot boundary only
+        ("run", "pkg.mod.Agent.run", False),  # undotted names: equality only
+        ("mod.load", "pkg.mod.load", True),
+        ("pkg.mod.load", "other.pkg.mod.load", False),  # fully qualified: exact only
+        ("pkg.mod.Agent", None, False),
+    ],
+)
 def test_symbol_matching(expected: str, retrieved: str | None, hit: bool) -> None:
     assert symbol_matches(expected, retrieved, KNOWN) is hit
 
 
-@pytest.mark.parametrize(("path", "polluting"), [
-    ("tests/test_a.py", True), ("pkg/test/util.py", True), ("pkg/test_io.py", True),
-    ("pkg/io_test.py", True), ("conftest.py", True), ("pkg/testing.py", False),
-    ("docs/tests.md", False), ("pkg/contest.py", False), ("", False), (None, False),
-])
+@pytest.mark.parametrize(
+    ("path", "polluting"),
+    [
+        ("tests/test_a.py", True),
+        ("pkg/test/util.py", True),
+        ("pkg/test_io.py", True),
+        ("pkg/io_test.py", True),
+        ("conftest.py", True),
+        ("pkg/testing.py", False),
+        ("docs/tests.md", False),
+        ("pkg/contest.py", False),
+        ("", False),
+        (None, False),
+    ],
+)
 def test_test_paths(path: str | None, polluting: bool) -> None:
     assert is_test_path(path) is polluting
 
@@ -68,8 +81,10 @@ def test_guards_are_case_insensitive() -> None:
 def test_small_aggregates() -> None:
     assert accuracy([("code", "Code"), (None, "code"), ("meta", "code")]) == pytest.approx(1 / 3)
     assert accuracy([]) is None
-    assert precision_recall([(True, True), (True, False), (False, True), (False, False)]) \
-        == (0.5, 0.5)
+    assert precision_recall([(True, True), (True, False), (False, True), (False, False)]) == (
+        0.5,
+        0.5,
+    )
     assert precision_recall([(False, True)]) == (None, 0.0)
     assert precision_recall([]) == (None, None)
     assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
@@ -82,15 +97,34 @@ def outcome(record: SuiteRecord, **kw: object) -> RecordOutcome:
 
 
 def test_aggregate_hand_computed() -> None:
-    r1 = SuiteRecord("q1", expected_symbols=("a", "b"), expected_sources=("x.py",),
-                     must_not_contain=("ghost",), expect_clarification=False, kind="p")
+    r1 = SuiteRecord(
+        "q1",
+        expected_symbols=("a", "b"),
+        expected_sources=("x.py",),
+        must_not_contain=("ghost",),
+        expect_clarification=False,
+        kind="p",
+    )
     r2 = SuiteRecord("q2", expected_symbols=("c",), expect_clarification=False, kind="p")
     r3 = SuiteRecord("q3", expect_clarification=True, kind="oos")
     outcomes = [
-        outcome(r1, symbol_ranks={"a": 1, "b": 7}, source_rank=2, n_retrieved=10,
-                violations=("ghost",), latency_ms=10.0, clarification=False),
-        outcome(r2, symbol_ranks={"c": None}, n_retrieved=0, test_file_in_top_k=True,
-                latency_ms=20.0, clarification=True),
+        outcome(
+            r1,
+            symbol_ranks={"a": 1, "b": 7},
+            source_rank=2,
+            n_retrieved=10,
+            violations=("ghost",),
+            latency_ms=10.0,
+            clarification=False,
+        ),
+        outcome(
+            r2,
+            symbol_ranks={"c": None},
+            n_retrieved=0,
+            test_file_in_top_k=True,
+            latency_ms=20.0,
+            clarification=True,
+        ),
         outcome(r3, n_retrieved=3, latency_ms=30.0, clarification=True),
     ]
     m = aggregate(outcomes, k=5)
@@ -99,30 +133,45 @@ def test_aggregate_hand_computed() -> None:
     assert (m["symbol_hit@1"], m["symbol_hit@5"], m["symbol_hit@10"]) == (0.5, 0.5, 0.5)
     assert m["source_hit@5"] == 1.0
     assert m["mrr@10"] == pytest.approx((1.0 + 0.0) / 2)
-    assert m["nonempty_retrieval_rate"] == 0.5          # r3 expects a clarification
+    assert m["nonempty_retrieval_rate"] == 0.5  # r3 expects a clarification
     assert m["guard_violations"] == 1
     assert m["test_file_pollution"] == pytest.approx(1 / 3)
     assert m["clarification_precision"] == 0.5 and m["clarification_recall"] == 1.0
     assert m["latency_p50_ms"] == 20.0 and m["latency_p95_ms"] == pytest.approx(29.0)
-    for absent in ("intent_accuracy", "workflow_accuracy", "line_accuracy",
-                   "retrieval_workflow_coverage"):
+    for absent in (
+        "intent_accuracy",
+        "workflow_accuracy",
+        "line_accuracy",
+        "retrieval_workflow_coverage",
+    ):
         assert absent not in m
     assert hit_curve(outcomes, 8) == [0.5] * 8
 
 
 def test_aggregate_records_without_fields_and_empty() -> None:
     m = aggregate([outcome(SuiteRecord("bare"), n_retrieved=0)], k=10)
-    assert set(m) == {"records", "nonempty_retrieval_rate", "test_file_pollution",
-                      "latency_p50_ms", "latency_p95_ms"}
+    assert set(m) == {
+        "records",
+        "nonempty_retrieval_rate",
+        "test_file_pollution",
+        "latency_p50_ms",
+        "latency_p95_ms",
+    }
     assert m["nonempty_retrieval_rate"] == 0.0
     assert aggregate([], k=10) == {"records": 0}
 
 
 def test_routing_and_coverage_and_systems_without_them() -> None:
-    r = SuiteRecord("q", expected_intent="workflow", expected_workflow="static_shift",
-                    expected_line="L22", expected_retrieval_workflow=("static_shift",))
-    routed = outcome(r, intent="workflow", workflow="other", line="L22",
-                     workflows=(None, "static_shift"))
+    r = SuiteRecord(
+        "q",
+        expected_intent="workflow",
+        expected_workflow="static_shift",
+        expected_line="L22",
+        expected_retrieval_workflow=("static_shift",),
+    )
+    routed = outcome(
+        r, intent="workflow", workflow="other", line="L22", workflows=(None, "static_shift")
+    )
     m = aggregate([routed], k=10)
     assert (m["intent_accuracy"], m["workflow_accuracy"], m["line_accuracy"]) == (1.0, 0.0, 1.0)
     assert m["retrieval_workflow_coverage"] == 1.0

@@ -11,8 +11,10 @@ from codecite.errors import SuiteError
 from codecite.evals import bundled_suite_paths, load_suite, load_suites
 
 REFERENCE_RECORD = {
-    "query": "correct static shift on line 22", "expected_intent": "workflow",
-    "expected_workflow": "static_shift", "expected_line": "L22",
+    "query": "correct static shift on line 22",
+    "expected_intent": "workflow",
+    "expected_workflow": "static_shift",
+    "expected_line": "L22",
     "expected_symbols": ["geokit.agents.static_shift.StaticShiftAgent"],
     "must_not_contain": ["static_shift_fix"],
 }
@@ -25,8 +27,15 @@ def write(tmp_path: Path, *lines: str, name: str = "s.jsonl") -> Path:
 
 
 def test_comments_blank_lines_and_line_numbers(tmp_path: Path) -> None:
-    path = write(tmp_path, "# a comment", "", json.dumps({"query": "a"}), "   ",
-                 "  # indented comment", json.dumps({"query": "b", "kind": "docs"}))
+    path = write(
+        tmp_path,
+        "# a comment",
+        "",
+        json.dumps({"query": "a"}),
+        "   ",
+        "  # indented comment",
+        json.dumps({"query": "b", "kind": "docs"}),
+    )
     suite = load_suite(path)
     assert [r.query for r in suite.records] == ["a", "b"]
     assert [r.line_no for r in suite.records] == [3, 6]
@@ -50,22 +59,30 @@ def test_unknown_fields_are_kept(tmp_path: Path) -> None:
 
 
 def test_lists_are_deduplicated_and_strings_accepted(tmp_path: Path) -> None:
-    line = json.dumps({"query": "q", "expected_symbols": ["a.b", "a.b", "c"],
-                       "expected_retrieval_workflow": "static_shift"})
+    line = json.dumps(
+        {
+            "query": "q",
+            "expected_symbols": ["a.b", "a.b", "c"],
+            "expected_retrieval_workflow": "static_shift",
+        }
+    )
     record = load_suite(write(tmp_path, line)).records[0]
     assert record.expected_symbols == ("a.b", "c")
     assert record.expected_retrieval_workflow == ("static_shift",)
 
 
-@pytest.mark.parametrize(("line", "fragment"), [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "expected a JSON object"),
-    (json.dumps({"kind": "docs"}), "'query' is required"),
-    (json.dumps({"query": "  "}), "'query' is required"),
-    (json.dumps({"query": "q", "expected_symbols": [1]}), "'expected_symbols'"),
-    (json.dumps({"query": "q", "expected_intent": 3}), "'expected_intent'"),
-    (json.dumps({"query": "q", "expect_clarification": "yes"}), "'expect_clarification'"),
-])
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        (json.dumps({"kind": "docs"}), "'query' is required"),
+        (json.dumps({"query": "  "}), "'query' is required"),
+        (json.dumps({"query": "q", "expected_symbols": [1]}), "'expected_symbols'"),
+        (json.dumps({"query": "q", "expected_intent": 3}), "'expected_intent'"),
+        (json.dumps({"query": "q", "expect_clarification": "yes"}), "'expect_clarification'"),
+    ],
+)
 def test_malformed_line_names_file_and_line(tmp_path: Path, line: str, fragment: str) -> None:
     path = write(tmp_path, "# header", json.dumps({"query": "ok"}), line)
     with pytest.raises(SuiteError) as info:

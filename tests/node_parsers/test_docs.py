@@ -16,85 +16,98 @@ from codecite.node_parsers.docs import (
     parse_rst,
 )
 
-GUIDE_MD = "\n".join([
-    "---",                                          # 1
-    "title: Guide",                                 # 2
-    "---",                                          # 3
-    "Intro text before any heading.",               # 4
-    "",                                             # 5
-    "# Jinja Guide",                                # 6
-    "",                                             # 7
-    "Welcome to `jinja2`.",                         # 8
-    "",                                             # 9
-    "## Loading templates",                         # 10
-    "",                                             # 11
-    "Use `Environment.get_template()` to load.",    # 12
-    "",                                             # 13
-    "```python",                                    # 14
-    "# not a heading",                              # 15
-    "env = Environment()",                          # 16
-    "```",                                          # 17
-    "",                                             # 18
-    "### Loaders ###",                              # 19
-    "",                                             # 20
-    "The `FileSystemLoader` reads files.",          # 21
-    "",                                             # 22
-    "Setext Title",                                 # 23
-    "============",                                 # 24
-    "",                                             # 25
-    "Body of setext.",                              # 26
-    "",                                             # 27
-    "Sub setext",                                   # 28
-    "----------",                                   # 29
-    "",                                             # 30
-    "More body.",                                   # 31
-    "<!--",                                         # 32
-    "# commented heading",                          # 33
-    "-->",                                          # 34
-]) + "\n"
+GUIDE_MD = (
+    "\n".join(
+        [
+            "---",  # 1
+            "title: Guide",  # 2
+            "---",  # 3
+            "Intro text before any heading.",  # 4
+            "",  # 5
+            "# Jinja Guide",  # 6
+            "",  # 7
+            "Welcome to `jinja2`.",  # 8
+            "",  # 9
+            "## Loading templates",  # 10
+            "",  # 11
+            "Use `Environment.get_template()` to load.",  # 12
+            "",  # 13
+            "```python",  # 14
+            "# not a heading",  # 15
+            "env = Environment()",  # 16
+            "```",  # 17
+            "",  # 18
+            "### Loaders ###",  # 19
+            "",  # 20
+            "The `FileSystemLoader` reads files.",  # 21
+            "",  # 22
+            "Setext Title",  # 23
+            "============",  # 24
+            "",  # 25
+            "Body of setext.",  # 26
+            "",  # 27
+            "Sub setext",  # 28
+            "----------",  # 29
+            "",  # 30
+            "More body.",  # 31
+            "<!--",  # 32
+            "# commented heading",  # 33
+            "-->",  # 34
+        ]
+    )
+    + "\n"
+)
 
-API_RST = "\n".join([
-    "==========",                                               # 1
-    "Jinja API",                                                # 2
-    "==========",                                               # 3
-    "",                                                         # 4
-    "Intro :mod:`jinja2`.",                                     # 5
-    "",                                                         # 6
-    "Loading",                                                  # 7
-    "=======",                                                  # 8
-    "",                                                         # 9
-    "Use :func:`~jinja2.loaders.FileSystemLoader` like this::",  # 10
-    "",                                                         # 11
-    "    ========",                                             # 12
-    "    not a title",                                          # 13
-    "    ========",                                             # 14
-    "",                                                         # 15
-    "Loaders",                                                  # 16
-    "-------",                                                  # 17
-    "",                                                         # 18
-    ".. code-block:: python",                                   # 19
-    "",                                                         # 20
-    "    x = 1",                                                # 21
-    "    =====",                                                # 22
-    "",                                                         # 23
-    "----",                                                     # 24
-    "",                                                         # 25
-    "After transition.",                                        # 26
-    "",                                                         # 27
-    "Advanced",                                                 # 28
-    "========   ",                                              # 29
-    "",                                                         # 30
-    ".. autoclass:: jinja2.Environment",                        # 31
-    "   :members:",                                             # 32
-]) + "\n"
+API_RST = (
+    "\n".join(
+        [
+            "==========",  # 1
+            "Jinja API",  # 2
+            "==========",  # 3
+            "",  # 4
+            "Intro :mod:`jinja2`.",  # 5
+            "",  # 6
+            "Loading",  # 7
+            "=======",  # 8
+            "",  # 9
+            "Use :func:`~jinja2.loaders.FileSystemLoader` like this::",  # 10
+            "",  # 11
+            "    ========",  # 12
+            "    not a title",  # 13
+            "    ========",  # 14
+            "",  # 15
+            "Loaders",  # 16
+            "-------",  # 17
+            "",  # 18
+            ".. code-block:: python",  # 19
+            "",  # 20
+            "    x = 1",  # 21
+            "    =====",  # 22
+            "",  # 23
+            "----",  # 24
+            "",  # 25
+            "After transition.",  # 26
+            "",  # 27
+            "Advanced",  # 28
+            "========   ",  # 29
+            "",  # 30
+            ".. autoclass:: jinja2.Environment",  # 31
+            "   :members:",  # 32
+        ]
+    )
+    + "\n"
+)
 
 
 def _spans(nodes):
-    return [(n.metadata["heading_path"], n.metadata["start_line"], n.metadata["end_line"])
-            for n in nodes]
+    return [
+        (n.metadata["heading_path"], n.metadata["start_line"], n.metadata["end_line"])
+        for n in nodes
+    ]
 
 
 # -- Markdown ------------------------------------------------------------------
+
 
 def test_markdown_sections_paths_and_exact_spans():
     nodes = parse_markdown(GUIDE_MD, "docs/guide.md")
@@ -126,20 +139,22 @@ def test_markdown_front_matter_is_not_a_section():
 
 
 def test_markdown_longer_fences_and_tilde_fences_hide_headings():
-    text = "\n".join([
-        "# Top",           # 1
-        "",                # 2
-        "````markdown",    # 3
-        "```",             # 4
-        "# inside",        # 5
-        "```",             # 6
-        "````",            # 7
-        "~~~",             # 8
-        "## also inside",  # 9
-        "~~~",             # 10
-        "## Real",         # 11
-        "body",            # 12
-    ])
+    text = "\n".join(
+        [
+            "# Top",  # 1
+            "",  # 2
+            "````markdown",  # 3
+            "```",  # 4
+            "# inside",  # 5
+            "```",  # 6
+            "````",  # 7
+            "~~~",  # 8
+            "## also inside",  # 9
+            "~~~",  # 10
+            "## Real",  # 11
+            "body",  # 12
+        ]
+    )
     nodes = parse_markdown(text, "docs/fences.md")
     assert _spans(nodes) == [(["Top"], 1, 10), (["Top", "Real"], 11, 12)]
 
@@ -164,6 +179,7 @@ def test_preamble_uses_file_stem():
 
 # -- reStructuredText ----------------------------------------------------------
 
+
 def test_rst_overline_underline_levels_literal_blocks_and_transitions():
     nodes = parse_rst(API_RST, "docs/api.rst")
     assert _spans(nodes) == [
@@ -177,13 +193,31 @@ def test_rst_overline_underline_levels_literal_blocks_and_transitions():
 
 
 def test_rst_overline_style_differs_from_underline_style_of_same_char():
-    text = "\n".join([
-        "#####", "Part", "#####", "", "intro", "",         # 1-6
-        "Chapter", "#######", "", "chapter text", "",      # 7-11
-        "######", "Part 2", "######", "", "second part",     # 12-16
-    ])
+    text = "\n".join(
+        [
+            "#####",
+            "Part",
+            "#####",
+            "",
+            "intro",
+            "",  # 1-6
+            "Chapter",
+            "#######",
+            "",
+            "chapter text",
+            "",  # 7-11
+            "######",
+            "Part 2",
+            "######",
+            "",
+            "second part",  # 12-16
+        ]
+    )
     assert _spans(parse_rst(text, "docs/book.rst")) == [
-        (["Part"], 1, 5), (["Part", "Chapter"], 7, 10), (["Part 2"], 12, 16)]
+        (["Part"], 1, 5),
+        (["Part", "Chapter"], 7, 10),
+        (["Part 2"], 12, 16),
+    ]
 
 
 @pytest.mark.parametrize("char", list("-~^\"'*+#:._`<>!$%&"))
@@ -205,19 +239,30 @@ def test_rst_preamble_before_first_title():
 
 # -- glossaries -------------------------------------------------------------------
 
+
 def test_myst_glossary_terms_are_sections_with_their_own_refs():
-    text = "\n".join([
-        "# Glossary", "", "Words we use.", "",                   # 1-4
-        ":::{glossary}",                                          # 5
-        "dict classes",                                           # 6
-        "  Classes whose instances keep a `__dict__`.", "",       # 7-8
-        "  See {func}`pkg.define`.", "",                          # 9-10
-        "slotted classes",                                        # 11
-        "slots",                                                  # 12
-        "  Classes with `pkg.slots` only.",                       # 13
-        ":::", "",                                                # 14-15
-        "# After", "", "More text.",                              # 16-18
-    ])
+    text = "\n".join(
+        [
+            "# Glossary",
+            "",
+            "Words we use.",
+            "",  # 1-4
+            ":::{glossary}",  # 5
+            "dict classes",  # 6
+            "  Classes whose instances keep a `__dict__`.",
+            "",  # 7-8
+            "  See {func}`pkg.define`.",
+            "",  # 9-10
+            "slotted classes",  # 11
+            "slots",  # 12
+            "  Classes with `pkg.slots` only.",  # 13
+            ":::",
+            "",  # 14-15
+            "# After",
+            "",
+            "More text.",  # 16-18
+        ]
+    )
     nodes = parse_markdown(text, "docs/glossary.md")
     assert _spans(nodes) == [
         (["Glossary"], 1, 5),
@@ -230,14 +275,28 @@ def test_myst_glossary_terms_are_sections_with_their_own_refs():
 
 
 def test_rst_glossary_terms_are_sections_the_last_running_to_the_next_heading():
-    text = "\n".join([
-        "Terms", "=====", "",                                     # 1-3
-        ".. glossary::", "   :sorted:", "",                       # 4-6
-        "   loader", "      Finds templates, see :class:`pkg.Loader`.", "",   # 7-9
-        "   environment", "      Holds the configuration.", "",   # 10-12
-        "Text after the glossary, in the Terms section.", "",     # 13-14
-        "Next", "====", "", "Body.",                              # 15-18
-    ])
+    text = "\n".join(
+        [
+            "Terms",
+            "=====",
+            "",  # 1-3
+            ".. glossary::",
+            "   :sorted:",
+            "",  # 4-6
+            "   loader",
+            "      Finds templates, see :class:`pkg.Loader`.",
+            "",  # 7-9
+            "   environment",
+            "      Holds the configuration.",
+            "",  # 10-12
+            "Text after the glossary, in the Terms section.",
+            "",  # 13-14
+            "Next",
+            "====",
+            "",
+            "Body.",  # 15-18
+        ]
+    )
     nodes = parse_rst(text, "docs/terms.rst")
     assert _spans(nodes) == [
         (["Terms"], 1, 5),
@@ -249,14 +308,18 @@ def test_rst_glossary_terms_are_sections_the_last_running_to_the_next_heading():
 
 
 def test_rst_glossary_shown_as_an_example_is_not_split():
-    literal = ("Glossary\n========\n\nWrite one like this::\n\n   .. glossary::\n\n"
-               "      term\n         Its definition.\n\nAfter the example.\n")
+    literal = (
+        "Glossary\n========\n\nWrite one like this::\n\n   .. glossary::\n\n"
+        "      term\n         Its definition.\n\nAfter the example.\n"
+    )
     assert _spans(parse_rst(literal, "docs/a.rst")) == [(["Glossary"], 1, 11)]
-    code = (".. code-block:: rst\n\n   .. glossary::\n\n      term\n         Def.\n")
+    code = ".. code-block:: rst\n\n   .. glossary::\n\n      term\n         Def.\n"
     assert _spans(parse_rst(code, "docs/b.rst")) == [(["b"], 1, 6)]
-    inside_note = (".. note::\n\n   .. glossary::\n\n      term\n         Def.\n")
+    inside_note = ".. note::\n\n   .. glossary::\n\n      term\n         Def.\n"
     assert [n.metadata["heading_path"] for n in parse_rst(inside_note, "docs/c.rst")] == [
-        ["c"], ["c", "term"]]
+        ["c"],
+        ["c", "term"],
+    ]
 
 
 def test_glossary_inside_a_code_fence_or_unclosed_is_not_split():
@@ -267,6 +330,7 @@ def test_glossary_inside_a_code_fence_or_unclosed_is_not_split():
 
 
 # -- splitting -------------------------------------------------------------------
+
 
 def _long_section():
     paragraphs = [f"Paragraph {i} " + "words about templates " * 9 for i in range(30)]
@@ -316,70 +380,108 @@ def test_no_huge_node_from_a_100kb_line():
 
 # -- refs --------------------------------------------------------------------------
 
+
 def test_refs_rst_roles_forms():
-    text = ("See :func:`jinja2.compile`, :py:class:`~jinja2.Environment`, "
-            ":meth:`.Template.render`, :attr:`Load <jinja2.Loader.cache>`, "
-            ":mod:`jinja2.ext`, :exc:`TemplateNotFound`, :data:`pkg.DEFAULT`, "
-            ":obj:`pkg.thing()`, :py:meth:`Env.get_template()`, and :ref:`intro` / :doc:`x`.")
+    text = (
+        "See :func:`jinja2.compile`, :py:class:`~jinja2.Environment`, "
+        ":meth:`.Template.render`, :attr:`Load <jinja2.Loader.cache>`, "
+        ":mod:`jinja2.ext`, :exc:`TemplateNotFound`, :data:`pkg.DEFAULT`, "
+        ":obj:`pkg.thing()`, :py:meth:`Env.get_template()`, and :ref:`intro` / :doc:`x`."
+    )
     assert extract_refs(text) == (
-        "jinja2.compile", "jinja2.Environment", "Template.render", "jinja2.Loader.cache",
-        "jinja2.ext", "TemplateNotFound", "pkg.DEFAULT", "pkg.thing", "Env.get_template")
+        "jinja2.compile",
+        "jinja2.Environment",
+        "Template.render",
+        "jinja2.Loader.cache",
+        "jinja2.ext",
+        "TemplateNotFound",
+        "pkg.DEFAULT",
+        "pkg.thing",
+        "Env.get_template",
+    )
 
 
 def test_refs_autodoc_and_domain_directives():
-    text = "\n".join([
-        ".. automodule:: jinja2.loaders", "   :members:",
-        ".. autofunction:: jinja2.select_autoescape",
-        ".. autoclass:: jinja2.Environment([options])",
-        ".. automethod:: jinja2.Template.render", ".. autoattribute:: jinja2.Template.name",
-        ".. autodata:: jinja2.DEFAULT", ".. autoexception:: jinja2.TemplateError",
-        ".. py:function:: pkg.mod.f(x, y=1)", ".. py:class:: pkg.Base",
-    ])
+    text = "\n".join(
+        [
+            ".. automodule:: jinja2.loaders",
+            "   :members:",
+            ".. autofunction:: jinja2.select_autoescape",
+            ".. autoclass:: jinja2.Environment([options])",
+            ".. automethod:: jinja2.Template.render",
+            ".. autoattribute:: jinja2.Template.name",
+            ".. autodata:: jinja2.DEFAULT",
+            ".. autoexception:: jinja2.TemplateError",
+            ".. py:function:: pkg.mod.f(x, y=1)",
+            ".. py:class:: pkg.Base",
+        ]
+    )
     assert extract_refs(text) == (
-        "jinja2.loaders", "jinja2.select_autoescape", "jinja2.Environment",
-        "jinja2.Template.render", "jinja2.Template.name", "jinja2.DEFAULT",
-        "jinja2.TemplateError", "pkg.mod.f", "pkg.Base")
+        "jinja2.loaders",
+        "jinja2.select_autoescape",
+        "jinja2.Environment",
+        "jinja2.Template.render",
+        "jinja2.Template.name",
+        "jinja2.DEFAULT",
+        "jinja2.TemplateError",
+        "pkg.mod.f",
+        "pkg.Base",
+    )
 
 
 def test_refs_myst_roles_and_directives():
-    text = ("Call {py:func}`pkg.load` or {class}`~pkg.Index`; {ref}`setup` is not API.\n\n"
-            "```{autofunction} pkg.build\n```\n")
+    text = (
+        "Call {py:func}`pkg.load` or {class}`~pkg.Index`; {ref}`setup` is not API.\n\n"
+        "```{autofunction} pkg.build\n```\n"
+    )
     assert extract_refs(text) == ("pkg.load", "pkg.Index", "pkg.build")
 
 
 def test_refs_inline_literals_keep_names_skip_code_and_prose():
-    text = ("Use `Environment.get_template()` and ``Template.render`` with `autoescape`. "
-            "Not `x + 1`, not `pip install jinja2`, not `'str'`, not `a()b`.\n\n"
-            "```python\nval = `inside_code`\n```\n"
-            "Again `autoescape`.")
+    text = (
+        "Use `Environment.get_template()` and ``Template.render`` with `autoescape`. "
+        "Not `x + 1`, not `pip install jinja2`, not `'str'`, not `a()b`.\n\n"
+        "```python\nval = `inside_code`\n```\n"
+        "Again `autoescape`."
+    )
     assert extract_refs(text) == ("Environment.get_template", "Template.render", "autoescape")
 
 
 def test_refs_in_nodes_include_the_heading_and_are_per_section():
     nodes = parse_rst(API_RST, "docs/api.rst")
     assert [n.metadata["refs"] for n in nodes] == [
-        ["jinja2"], ["jinja2.loaders.FileSystemLoader"], [], ["jinja2.Environment"]]
+        ["jinja2"],
+        ["jinja2.loaders.FileSystemLoader"],
+        [],
+        ["jinja2.Environment"],
+    ]
     md = parse_markdown("# The `Environment` class\n\nCall `Environment.render()`.\n", "a.md")
     assert md[0].metadata["refs"] == ["Environment", "Environment.render"]
 
 
 # -- ids, dispatch, LlamaIndex parser ------------------------------------------------
 
+
 def test_ids_stable_across_parses_and_local_edits():
     first = parse_markdown(GUIDE_MD, "docs/guide.md")
     again = parse_markdown(GUIDE_MD, "docs/guide.md")
     assert [n.node_id for n in first] == [n.node_id for n in again]
     assert len({n.node_id for n in first}) == len(first)
-    edited = parse_markdown(GUIDE_MD.replace("More body.", "More body, edited."),
-                            "docs/guide.md")
+    edited = parse_markdown(GUIDE_MD.replace("More body.", "More body, edited."), "docs/guide.md")
     assert [n.node_id for n in edited][:5] == [n.node_id for n in first][:5]
     other_path = parse_markdown(GUIDE_MD, "docs/other.md")
     assert first[1].node_id != other_path[1].node_id
 
 
-@pytest.mark.parametrize(("path", "heading"), [
-    ("docs/a.md", "Hash"), ("docs/a.markdown", "Hash"),
-    ("docs/a.rst", "Underlined"), ("docs/A.TXT", "Underlined")])
+@pytest.mark.parametrize(
+    ("path", "heading"),
+    [
+        ("docs/a.md", "Hash"),
+        ("docs/a.markdown", "Hash"),
+        ("docs/a.rst", "Underlined"),
+        ("docs/A.TXT", "Underlined"),
+    ],
+)
 def test_parse_doc_dispatches_on_suffix(path, heading):
     text = "Underlined\n----------\n\nbody\n\n# Hash\n\nmore\n"
     assert parse_doc(text, path)[-1].metadata["heading"] == heading
@@ -394,8 +496,10 @@ def test_doc_section_node_parser_in_llamaindex(tmp_path):
     parser = DocSectionNodeParser(max_chars=500)
     assert isinstance(parser, NodeParser)
     assert DocSectionNodeParser.class_name() == "CodeciteDocSectionNodeParser"
-    docs = [Document(text=GUIDE_MD, metadata={"source_path": "docs/guide.md"}),
-            Document(text=API_RST, metadata={"source_path": "docs/api.rst"})]
+    docs = [
+        Document(text=GUIDE_MD, metadata={"source_path": "docs/guide.md"}),
+        Document(text=API_RST, metadata={"source_path": "docs/api.rst"}),
+    ]
     nodes = parser.get_nodes_from_documents(docs)
     assert len(nodes) == 10
     assert {n.metadata["source_path"] for n in nodes} == {"docs/guide.md", "docs/api.rst"}

@@ -60,9 +60,16 @@ def _by_symbol(result):
 def test_symbols_kinds_and_spans() -> None:
     result = parse_python_source(SOURCE, "src/pkg/mod.py", "pkg.mod")
     nodes = _by_symbol(result)
-    assert set(nodes) == {"pkg.mod", "pkg.mod.LIMIT", "pkg.mod.Agent", "pkg.mod.Agent.__init__",
-                          "pkg.mod.Agent.factor", "pkg.mod.Agent.Options",
-                          "pkg.mod.Agent.Options.check", "pkg.mod.fetch"}
+    assert set(nodes) == {
+        "pkg.mod",
+        "pkg.mod.LIMIT",
+        "pkg.mod.Agent",
+        "pkg.mod.Agent.__init__",
+        "pkg.mod.Agent.factor",
+        "pkg.mod.Agent.Options",
+        "pkg.mod.Agent.Options.check",
+        "pkg.mod.fetch",
+    }
     agent = nodes["pkg.mod.Agent"][0].metadata
     assert (agent["kind"], agent["start_line"], agent["end_line"]) == ("python_symbol", 12, 35)
     assert agent["decorators"] == ['register("agent")']
@@ -75,8 +82,12 @@ def test_parameters_carry_kinds_defaults_and_annotations() -> None:
     nodes = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod"))
     params = {p["name"]: p for p in nodes["pkg.mod.Agent.__init__"][0].metadata["params"]}
     assert params["line"]["kind"] == "positional_only"
-    assert params["window"] == {"name": "window", "annotation": "int", "default": "5",
-                                "kind": "positional_or_keyword"}
+    assert params["window"] == {
+        "name": "window",
+        "annotation": "int",
+        "default": "5",
+        "kind": "positional_or_keyword",
+    }
     assert params["args"]["kind"] == "var_positional"
     assert params["method"]["kind"] == "keyword_only" and params["method"]["default"] == '"ama"'
     assert params["kw"]["kind"] == "var_keyword"
@@ -103,10 +114,10 @@ def test_class_node_holds_header_doc_and_method_signatures_not_bodies() -> None:
 
 def test_private_names_are_skipped_unless_asked() -> None:
     plain = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod"))
-    assert not any(s.rsplit(".", 1)[-1].startswith("_") and not s.endswith("__init__")
-                   for s in plain)
-    private = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod",
-                                             include_private=True))
+    assert not any(
+        s.rsplit(".", 1)[-1].startswith("_") and not s.endswith("__init__") for s in plain
+    )
+    private = _by_symbol(parse_python_source(SOURCE, "pkg/mod.py", "pkg.mod", include_private=True))
     assert {"pkg.mod._helper", "pkg.mod.Agent._private", "pkg.mod._hidden"} <= set(private)
 
 
@@ -120,8 +131,10 @@ def test_namespace_records_imports_all_and_definitions() -> None:
 
 
 def test_syntax_errors_keep_the_other_symbols() -> None:
-    broken = ("def ok():\n    '''Fine.'''\n\ndef bad(:\n    pass\n\n"
-              "class After:\n    def go(self):\n        pass\n")
+    broken = (
+        "def ok():\n    '''Fine.'''\n\ndef bad(:\n    pass\n\n"
+        "class After:\n    def go(self):\n        pass\n"
+    )
     result = parse_python_source(broken, "pkg/b.py", "pkg.b")
     assert result.partial and result.error_lines
     assert {"pkg.b.ok", "pkg.b.After", "pkg.b.After.go"} <= set(_by_symbol(result))
@@ -131,9 +144,12 @@ def test_module_names_follow_layout_and_package_dirs() -> None:
     assert module_name_for("src/pkg/a/b.py") == "pkg.a.b"
     assert module_name_for("pkg/__init__.py") == "pkg"
     assert module_name_for("plugin/config.py", {"codecite": "plugin"}) == "codecite.config"
-    assert module_name_for("retrievers/bm25.py", {"codecite": "plugin",
-                                                  "codecite.retrievers": "retrievers"}) == \
-        "codecite.retrievers.bm25"
+    assert (
+        module_name_for(
+            "retrievers/bm25.py", {"codecite": "plugin", "codecite.retrievers": "retrievers"}
+        )
+        == "codecite.retrievers.bm25"
+    )
     assert module_name_for("docs/examples/plot_x.py") == "docs.examples.plot_x"
 
 
@@ -157,8 +173,9 @@ Grid.__doc__ += "Also a layout."
 other.__doc__ = "Not ours."
 violinplot.__doc__ = violinplot.__doc__
 '''
-    nodes = {n.metadata["symbol"]: n for n in parse_python_source(source, "pkg/cat.py",
-                                                                   "pkg.cat").nodes}
+    nodes = {
+        n.metadata["symbol"]: n for n in parse_python_source(source, "pkg/cat.py", "pkg.cat").nodes
+    }
     plot = nodes["pkg.cat.violinplot"]
     assert plot.metadata["docstring"] == "Draw a violin plot.\n\n{params}"
     assert plot.text.endswith("Draw a violin plot.\n\n{params}")
@@ -188,8 +205,12 @@ add_newdoc('numpy._core.multiarray', 'ndarray', ('sort',
 add_newdoc('numpy._core.multiarray', '_private', """Hidden.""")
 add_newdoc(place, name, doc)
 '''
-    nodes = {n.metadata["symbol"]: n for n in parse_python_source(
-        source, "numpy/_core/_add_newdocs.py", "numpy._core._add_newdocs").nodes}
+    nodes = {
+        n.metadata["symbol"]: n
+        for n in parse_python_source(
+            source, "numpy/_core/_add_newdocs.py", "numpy._core._add_newdocs"
+        ).nodes
+    }
     zeros = nodes["numpy._core.multiarray.zeros"]
     assert zeros.metadata["kind"] == "python_symbol"
     assert zeros.metadata["signature"] == "zeros(shape, dtype=float)"
@@ -202,19 +223,24 @@ add_newdoc(place, name, doc)
 
 
 def test_a_two_argument_add_newdoc_names_a_function_of_the_enclosing_package() -> None:
-    source = ('add_newdoc("gammainc",\n    """\n    gammainc(a, x, out=None)\n\n'
-              '    Regularized lower incomplete gamma function.\n    """)\n'
-              'add_newdoc("_private", "x")\n')
-    nodes = parse_python_source(source, "scipy/special/_add_newdocs.py",
-                                "scipy.special._add_newdocs").nodes
+    source = (
+        'add_newdoc("gammainc",\n    """\n    gammainc(a, x, out=None)\n\n'
+        '    Regularized lower incomplete gamma function.\n    """)\n'
+        'add_newdoc("_private", "x")\n'
+    )
+    nodes = parse_python_source(
+        source, "scipy/special/_add_newdocs.py", "scipy.special._add_newdocs"
+    ).nodes
     assert [(n.metadata["symbol"], n.metadata["signature"]) for n in nodes] == [
-        ("scipy.special.gammainc", "gammainc(a, x, out=None)")]
+        ("scipy.special.gammainc", "gammainc(a, x, out=None)")
+    ]
     assert "incomplete gamma" in nodes[0].text and nodes[0].metadata["start_line"] == 1
 
 
 def test_add_newdoc_reads_implicitly_concatenated_strings_as_one_docstring() -> None:
-    source = ("add_newdoc('pkg.core', 'fill', ('Fill an array. '\n"
-              "    'Every element gets one value.'))\n")
+    source = (
+        "add_newdoc('pkg.core', 'fill', ('Fill an array. '\n    'Every element gets one value.'))\n"
+    )
     (node,) = parse_python_source(source, "pkg/_docs.py", "pkg._docs").nodes
     assert node.metadata["symbol"] == "pkg.core.fill"  # parentheses only group the strings
     assert node.metadata["docstring"] == "Fill an array. Every element gets one value."

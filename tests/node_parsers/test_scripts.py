@@ -46,10 +46,12 @@ def test_a_gallery_script_is_a_page_of_prose_and_code_on_its_own_lines() -> None
     assert is_script(GALLERY) and not is_script(APP) and not is_script("def broken(:\n")
     nodes = parse_example_script(GALLERY, "examples/violins.py")
     assert [n.metadata["heading_path"] for n in nodes] == [
-        ["Violin plots"], ["Violin plots", "Smaller violins"]]
+        ["Violin plots"],
+        ["Violin plots", "Smaller violins"],
+    ]
     first, second = nodes
     assert "Split each violin" in first.text and "one violin per day" in first.text
-    assert "    pk.violinplot(data=tips, x=\"day\", split=True)" in first.text
+    assert '    pk.violinplot(data=tips, x="day", split=True)' in first.text
     assert "###" not in first.text and "%%" not in second.text
     assert "pk.violinplot" in first.metadata["code_refs"]
     lines = GALLERY.split("\n")
@@ -61,7 +63,8 @@ def test_a_gallery_script_is_a_page_of_prose_and_code_on_its_own_lines() -> None
 def test_gallery_scripts_under_examples_are_indexed_as_pages(tmp_path: Path) -> None:
     (tmp_path / "plotkit").mkdir()
     (tmp_path / "plotkit" / "__init__.py").write_text(
-        'def violinplot(data, x=None, split=False, width=.8):\n    """Draw violins."""\n')
+        'def violinplot(data, x=None, split=False, width=.8):\n    """Draw violins."""\n'
+    )
     (tmp_path / "examples").mkdir()
     (tmp_path / "examples" / "violins.py").write_text(GALLERY)
     (tmp_path / "examples" / "app.py").write_text(APP)
@@ -76,13 +79,17 @@ def test_gallery_scripts_under_examples_are_indexed_as_pages(tmp_path: Path) -> 
 
 
 def test_a_notebook_exported_to_a_script_keeps_its_markdown_headings() -> None:
-    source = ('#!/usr/bin/env python\n\n# # Stationarity tests\n#\n# Check a series first.\n\n'
-              'import toolkit as tk\n\n# ## The ADF test\n#\n# It tests for a unit root.\n\n'
-              'tk.adfuller(series)\n')
+    source = (
+        "#!/usr/bin/env python\n\n# # Stationarity tests\n#\n# Check a series first.\n\n"
+        "import toolkit as tk\n\n# ## The ADF test\n#\n# It tests for a unit root.\n\n"
+        "tk.adfuller(series)\n"
+    )
     assert is_script(source)
     nodes = parse_example_script(source, "examples/python/stationarity.py")
     assert [n.metadata["heading_path"] for n in nodes] == [
-        ["Stationarity tests"], ["Stationarity tests", "The ADF test"]]
+        ["Stationarity tests"],
+        ["Stationarity tests", "The ADF test"],
+    ]
     assert "usr/bin" not in " ".join(n.text for n in nodes)
     lines = source.split("\n")
     assert lines[nodes[1].metadata["start_line"] - 1] == "# ## The ADF test"

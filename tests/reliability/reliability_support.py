@@ -27,15 +27,28 @@ def records_by_file(root: Path, index_dir: str = ".codecite") -> dict[str, list[
         for line in fh:
             rec = json.loads(line)
             out.setdefault(rec["metadata"]["source_path"], []).append(
-                json.dumps(rec, sort_keys=True))
+                json.dumps(rec, sort_keys=True)
+            )
     return {path: sorted(recs) for path, recs in out.items()}
 
 
-def cli(*args: str, cwd: Path | None = None, timeout: float = 120,
-        env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+    **kwargs: Any,
+) -> subprocess.CompletedProcess[str]:
     """``codecite ARGS`` in a real process."""
-    return subprocess.run([sys.executable, "-m", "codecite", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "codecite", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kwargs,
+    )
 
 
 def cli_inproc(*args: str) -> tuple[int, str, str]:

@@ -49,10 +49,10 @@ class Case:
 
     rel: str
     plant: Callable[[Path], None]
-    skipped: str | None = None        # the skip reason, or None when indexed
-    warning: str | None = None        # a warning text, or None
-    symbols: tuple[str, ...] = ()     # symbols that must still be indexed from it
-    config: str = ""                  # codecite.toml text, if the case needs one
+    skipped: str | None = None  # the skip reason, or None when indexed
+    warning: str | None = None  # a warning text, or None
+    symbols: tuple[str, ...] = ()  # symbols that must still be indexed from it
+    config: str = ""  # codecite.toml text, if the case needs one
 
 
 def _write(rel: str, data: bytes | str) -> Callable[[Path], None]:
@@ -60,6 +60,7 @@ def _write(rel: str, data: bytes | str) -> Callable[[Path], None]:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+
     return plant
 
 
@@ -67,6 +68,7 @@ def _link(rel: str, target: str | Callable[[Path], Path]) -> Callable[[Path], No
     def plant(root: Path) -> None:
         dest = target(root) if callable(target) else target
         os.symlink(dest, root / rel)
+
     return plant
 
 
@@ -77,56 +79,93 @@ def _outside(root: Path) -> Path:
 
 
 CASES = {
-    "binary": Case("geokit/logo.py", _write("geokit/logo.py", b"\x89PNG\r\n\x1a\n\x00\x00\x00"
-                                            b"\rIHDR" + bytes(range(256))),
-                   skipped="binary (NUL bytes)"),
-    "nul_bytes": Case("geokit/nul.py", _write("geokit/nul.py", b"def f():\n    pass\x00\n"),
-                      skipped="binary (NUL bytes)"),
-    "huge": Case("docs/huge.md", _write("docs/huge.md", b"# Huge\n\n" + b"x" * (1 << 20)),
-                 skipped="larger than max_file_bytes"),
-    "not_utf8": Case("docs/latin1.md", _write("docs/latin1.md",
-                                              "# Café notes\n\nrésumé\n".encode("latin-1")),
-                     warning="docs/latin1.md: not valid UTF-8, decoded with replacement "
-                             "characters"),
-    "empty_py": Case("geokit/empty.py", _write("geokit/empty.py", b""),
-                     warning="geokit/empty.py: empty file; nothing to index"),
-    "blank_md": Case("docs/blank.md", _write("docs/blank.md", b"\n  \n\t\n"),
-                     warning="docs/blank.md: empty file; nothing to index"),
-    "syntax_error": Case("geokit/bad_syntax.py",
-                         _write("geokit/bad_syntax.py",
-                                "def still_here():\n    '''Fine.'''\n\n\ndef broken(:\n"),
-                         warning="geokit/bad_syntax.py: syntax errors near line(s) 5; "
-                                 "partially parsed",
-                         symbols=("geokit.bad_syntax.still_here",)),
-    "nested_classes": Case("geokit/nested.py", _write("geokit/nested.py", _nested_classes(500)),
-                           warning="geokit/nested.py: classes nested deeper than 100 levels "
-                                   "from line 101 were not indexed",
-                           symbols=("geokit.nested.C0", "geokit.nested.C0.C1.C2")),
-    "nested_ifs": Case("geokit/nested_ifs.py", _write("geokit/nested_ifs.py", _nested_ifs(500)),
-                       symbols=("geokit.nested_ifs.deep_function",)),
-    "deep_list": Case("geokit/deep_list.py",
-                      _write("geokit/deep_list.py", "DEEP = " + "[" * 100_000 + "]" * 100_000
-                             + "\n"),
-                      symbols=("geokit.deep_list.DEEP",)),
-    "long_line": Case("geokit/long_line.py",
-                      _write("geokit/long_line.py", 'BLOB = "' + "a" * 5_000_000 + '"\n'),
-                      symbols=("geokit.long_line.BLOB",), config="max_file_bytes = 8000000\n"),
+    "binary": Case(
+        "geokit/logo.py",
+        _write("geokit/logo.py", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
+        skipped="binary (NUL bytes)",
+    ),
+    "nul_bytes": Case(
+        "geokit/nul.py",
+        _write("geokit/nul.py", b"def f():\n    pass\x00\n"),
+        skipped="binary (NUL bytes)",
+    ),
+    "huge": Case(
+        "docs/huge.md",
+        _write("docs/huge.md", b"# Huge\n\n" + b"x" * (1 << 20)),
+        skipped="larger than max_file_bytes",
+    ),
+    "not_utf8": Case(
+        "docs/latin1.md",
+        _write("docs/latin1.md", "# Café notes\n\nrésumé\n".encode("latin-1")),
+        warning="docs/latin1.md: not valid UTF-8, decoded with replacement characters",
+    ),
+    "empty_py": Case(
+        "geokit/empty.py",
+        _write("geokit/empty.py", b""),
+        warning="geokit/empty.py: empty file; nothing to index",
+    ),
+    "blank_md": Case(
+        "docs/blank.md",
+        _write("docs/blank.md", b"\n  \n\t\n"),
+        warning="docs/blank.md: empty file; nothing to index",
+    ),
+    "syntax_error": Case(
+        "geokit/bad_syntax.py",
+        _write("geokit/bad_syntax.py", "def still_here():\n    '''Fine.'''\n\n\ndef broken(:\n"),
+        warning="geokit/bad_syntax.py: syntax errors near line(s) 5; partially parsed",
+        symbols=("geokit.bad_syntax.still_here",),
+    ),
+    "nested_classes": Case(
+        "geokit/nested.py",
+        _write("geokit/nested.py", _nested_classes(500)),
+        warning="geokit/nested.py: classes nested deeper than 100 levels "
+        "from line 101 were not indexed",
+        symbols=("geokit.nested.C0", "geokit.nested.C0.C1.C2"),
+    ),
+    "nested_ifs": Case(
+        "geokit/nested_ifs.py",
+        _write("geokit/nested_ifs.py", _nested_ifs(500)),
+        symbols=("geokit.nested_ifs.deep_function",),
+    ),
+    "deep_list": Case(
+        "geokit/deep_list.py",
+        _write("geokit/deep_list.py", "DEEP = " + "[" * 100_000 + "]" * 100_000 + "\n"),
+        symbols=("geokit.deep_list.DEEP",),
+    ),
+    "long_line": Case(
+        "geokit/long_line.py",
+        _write("geokit/long_line.py", 'BLOB = "' + "a" * 5_000_000 + '"\n'),
+        symbols=("geokit.long_line.BLOB",),
+        config="max_file_bytes = 8000000\n",
+    ),
     "link_inside": Case("docs/alias.md", _link("docs/alias.md", "usage.md")),
-    "link_outside": Case("docs/outside.md", _link("docs/outside.md", _outside),
-                         skipped="symlink outside the repository"),
-    "link_absolute_etc": Case("docs/passwd.md", _link("docs/passwd.md", "/etc/passwd"),
-                              skipped="symlink outside the repository"),
-    "link_self_loop": Case("docs/loop.md", _link("docs/loop.md", "loop.md"),
-                           skipped="symlink loop"),
+    "link_outside": Case(
+        "docs/outside.md",
+        _link("docs/outside.md", _outside),
+        skipped="symlink outside the repository",
+    ),
+    "link_absolute_etc": Case(
+        "docs/passwd.md",
+        _link("docs/passwd.md", "/etc/passwd"),
+        skipped="symlink outside the repository",
+    ),
+    "link_self_loop": Case(
+        "docs/loop.md", _link("docs/loop.md", "loop.md"), skipped="symlink loop"
+    ),
     "link_dir_cycle": Case("docs/cycle", _link("docs/cycle", "."), skipped="symlink loop"),
-    "space_and_unicode": Case("docs/notes été ü.md",
-                              _write("docs/notes été ü.md", "# Ünïcode title\n\nbody\n")),
-    "non_ascii_module": Case("geokit/módulo.py",
-                             _write("geokit/módulo.py", "def función():\n    '''Sí.'''\n"),
-                             symbols=("geokit.módulo.función",)),
-    "undecodable_name": Case("docs/bad\udcffname.md",
-                             _write("docs/bad\udcffname.md", "# Title\n\nbody\n"),
-                             skipped="file name is not valid UTF-8"),
+    "space_and_unicode": Case(
+        "docs/notes été ü.md", _write("docs/notes été ü.md", "# Ünïcode title\n\nbody\n")
+    ),
+    "non_ascii_module": Case(
+        "geokit/módulo.py",
+        _write("geokit/módulo.py", "def función():\n    '''Sí.'''\n"),
+        symbols=("geokit.módulo.función",),
+    ),
+    "undecodable_name": Case(
+        "docs/bad\udcffname.md",
+        _write("docs/bad\udcffname.md", "# Title\n\nbody\n"),
+        skipped="file name is not valid UTF-8",
+    ),
 }
 
 
@@ -135,8 +174,9 @@ def _shown(rel: str) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_bad_file_is_reported_and_isolated(name: str, tmp_path: Path,
-                                           baseline: dict[str, list[str]]) -> None:
+def test_bad_file_is_reported_and_isolated(
+    name: str, tmp_path: Path, baseline: dict[str, list[str]]
+) -> None:
     case = CASES[name]
     root = copy_sample(tmp_path / "repo")
     case.plant(root)
@@ -230,8 +270,10 @@ sys.exit(main(["build", sys.argv[1]]))
 """
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
-                    reason="needs root to drop to 'nobody'; as a user, chmod 000 works directly")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="needs root to drop to 'nobody'; as a user, chmod 000 works directly",
+)
 def test_unreadable_file_for_real_as_nobody() -> None:
     """A real permission error: the build runs as uid 65534 on a chmod-000 file."""
     base = Path(tempfile.mkdtemp(prefix="codecite-nobody-"))
@@ -244,10 +286,16 @@ def test_unreadable_file_for_real_as_nobody() -> None:
         (base / "cache").mkdir(mode=0o777)
         os.chmod(base / "cache", 0o777)  # nobody's cache folder, for its index key
         env = {**os.environ, "HOME": str(base), "XDG_CACHE_HOME": str(base / "cache")}
-        out = subprocess.run([sys.executable, "-c", DROP_PRIVILEGES, str(root)], env=env,
-                             capture_output=True, text=True, timeout=120)
-        if out.returncode != 0 and ("ModuleNotFoundError" in out.stderr
-                                    or "ImportError" in out.stderr):  # the setup, not codecite
+        out = subprocess.run(
+            [sys.executable, "-c", DROP_PRIVILEGES, str(root)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if out.returncode != 0 and (
+            "ModuleNotFoundError" in out.stderr or "ImportError" in out.stderr
+        ):  # the setup, not codecite
             pytest.skip(f"this environment cannot run codecite as nobody: {out.stderr[-300:]}")
         assert out.returncode == 0, out.stderr
         assert "skipped (unreadable): geokit/secret.py" in out.stdout
@@ -266,8 +314,12 @@ def test_all_bad_files_together_cli_text(tmp_path: Path) -> None:
     assert "Traceback" not in build.stderr
     stats = cli("stats", "-C", str(root))
     assert stats.returncode == 0, stats.stderr
-    for reason in ("binary (NUL bytes)", "symlink outside the repository", "symlink loop",
-                   "file name is not valid UTF-8"):
+    for reason in (
+        "binary (NUL bytes)",
+        "symlink outside the repository",
+        "symlink loop",
+        "file name is not valid UTF-8",
+    ):
         assert f"skipped ({reason})" in stats.stdout
     assert "    docs/bad\ufffdname.md" in stats.stdout
     assert "warning: geokit/bad_syntax.py: syntax errors near line(s) 5" in stats.stdout

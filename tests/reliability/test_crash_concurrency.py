@@ -62,7 +62,7 @@ STAGES = {
     "derived_tables": ("codecite.indexing", "write_derived", 1),
     "checksum": ("codecite.builder", "checksum_files", 1),
     "manifest": ("codecite.builder", "write_json", 1),
-    "between_renames": ("os", "replace", 2),     # old index retired, new one not yet in
+    "between_renames": ("os", "replace", 2),  # old index retired, new one not yet in
     "old_index_cleanup": ("shutil", "rmtree", 1),  # new index in, old one not yet removed
 }
 
@@ -72,8 +72,11 @@ def test_build_killed_at_any_stage(sample_repo: Path, stage: str) -> None:
     codecite.build(sample_repo)
     before = _node_ids(sample_repo)
     (sample_repo / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
-    proc = subprocess.Popen([sys.executable, "-c", STOPPER, str(sample_repo),
-                             *map(str, STAGES[stage])], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STOPPER, str(sample_repo), *map(str, STAGES[stage])],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=120)  # a hang guard only
@@ -87,8 +90,9 @@ def test_build_killed_at_any_stage(sample_repo: Path, stage: str) -> None:
     assert _leftovers(sample_repo) == []
 
 
-def test_keyboard_interrupt_inside_the_writer(sample_repo: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keyboard_interrupt_inside_the_writer(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     codecite.build(sample_repo)
     before = _node_ids(sample_repo)
     (sample_repo / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
@@ -105,8 +109,9 @@ def test_keyboard_interrupt_inside_the_writer(sample_repo: Path,
     assert _node_ids(sample_repo) == before and _leftovers(sample_repo) == []
 
 
-def test_keyboard_interrupt_between_the_renames(sample_repo: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keyboard_interrupt_between_the_renames(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     codecite.build(sample_repo)
     before = _node_ids(sample_repo)
     (sample_repo / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
@@ -164,8 +169,12 @@ sys.exit(main(["build", sys.argv[1], "--full", "--wait"]))
 def test_two_real_builds_are_serialized(sample_repo: Path) -> None:
     """The holder keeps the lock until told: no step depends on how fast a process starts."""
     codecite.build(sample_repo)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(sample_repo)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(sample_repo)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     waiter = None
     try:
         assert holder.stdout is not None and holder.stdin is not None
@@ -174,9 +183,14 @@ def test_two_real_builds_are_serialized(sample_repo: Path) -> None:
         assert second.returncode == 1 and second.stdout == ""
         assert second.stderr == (
             f"codecite build: another build (pid {holder.pid}) is writing the index at "
-            f"'{sample_repo / '.codecite'}'; wait for it, or run `codecite build --wait`\n")
-        waiter = subprocess.Popen([sys.executable, "-c", WAITER, str(sample_repo)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            f"'{sample_repo / '.codecite'}'; wait for it, or run `codecite build --wait`\n"
+        )
+        waiter = subprocess.Popen(
+            [sys.executable, "-c", WAITER, str(sample_repo)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert waiter.stdout is not None
         assert waiter.stdout.readline().strip() == "blocked"  # it met the held lock
         holder.stdin.write("go\n")
@@ -198,7 +212,7 @@ def test_two_real_builds_are_serialized(sample_repo: Path) -> None:
 
 VERSIONS = [
     'def alpha():\n    """Alpha."""\n',
-    'def beta():\n    """Beta."""\n',                         # same node count as alpha
+    'def beta():\n    """Beta."""\n',  # same node count as alpha
     'def gamma():\n    """Gamma."""\n\n\ndef delta():\n    """Delta."""\n',
     'class Epsilon:\n    """Epsilon."""\n\n    def run(self):\n        """Run."""\n',
 ]
@@ -271,9 +285,12 @@ def test_reader_never_sees_a_mix(sample_repo: Path, tmp_path: Path) -> None:
         return fingerprint
 
     expected = list(versions)  # fingerprints in the order of VERSIONS
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(sample_repo),
-                               json.dumps(VERSIONS), str(BUILDS)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(sample_repo), json.dumps(VERSIONS), str(BUILDS)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     hang_guard = threading.Timer(300, writer.kill)  # only if the writer hangs: never a limit
     hang_guard.start()
     assert writer.stdin is not None and writer.stdout is not None

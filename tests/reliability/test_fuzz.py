@@ -33,19 +33,90 @@ from codecite.symbols import SymbolTable
 from codecite.validation import validate_generated_code
 
 FIXTURE_PY = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo" / "geokit"
-MARKUP = ["#", "##", "=", "-", "~", "`", "```", "~~~", ":", "::", "..", "*", "\n", "\n\n",
-          " ", "\t", "---", "===", "|", ">", "[", "]", "(", ")", "{", "}", "\\", "\r", "\x00",
-          ":func:`", "{py:class}`", ".. autofunction::", "workflow:", "intent:", "é", "静"]
-PYTHON_BITS = ["def ", "class ", "async def ", "(", ")", ":", "\n", "    ", "\t", "'''",
-               '"""', "'", '"', "@", "=", ",", "*", "**", "->", "import ", "from ", " as ",
-               "if TYPE_CHECKING:", "try:", "except ImportError:", "__all__", "[", "]",
-               "lambda", "\\", "#", "\x00", "\r\n", "f(", "x", "_y", "Z9", "é", "\ufeff"]
+MARKUP = [
+    "#",
+    "##",
+    "=",
+    "-",
+    "~",
+    "`",
+    "```",
+    "~~~",
+    ":",
+    "::",
+    "..",
+    "*",
+    "\n",
+    "\n\n",
+    " ",
+    "\t",
+    "---",
+    "===",
+    "|",
+    ">",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    "\\",
+    "\r",
+    "\x00",
+    ":func:`",
+    "{py:class}`",
+    ".. autofunction::",
+    "workflow:",
+    "intent:",
+    "é",
+    "静",
+]
+PYTHON_BITS = [
+    "def ",
+    "class ",
+    "async def ",
+    "(",
+    ")",
+    ":",
+    "\n",
+    "    ",
+    "\t",
+    "'''",
+    '"""',
+    "'",
+    '"',
+    "@",
+    "=",
+    ",",
+    "*",
+    "**",
+    "->",
+    "import ",
+    "from ",
+    " as ",
+    "if TYPE_CHECKING:",
+    "try:",
+    "except ImportError:",
+    "__all__",
+    "[",
+    "]",
+    "lambda",
+    "\\",
+    "#",
+    "\x00",
+    "\r\n",
+    "f(",
+    "x",
+    "_y",
+    "Z9",
+    "é",
+    "\ufeff",
+]
 
 
 def _pieces(bits: list[str]) -> st.SearchStrategy[str]:
     """Text made of syntax fragments and random characters (reaches deeper than noise)."""
-    return st.lists(st.one_of(st.sampled_from(bits), st.text(max_size=8)),
-                    max_size=60).map("".join)
+    return st.lists(st.one_of(st.sampled_from(bits), st.text(max_size=8)), max_size=60).map("".join)
 
 
 ANY_TEXT = st.one_of(st.text(), _pieces(MARKUP))
@@ -53,6 +124,7 @@ PY_TEXT = st.one_of(st.binary(), st.text(), _pieces(PYTHON_BITS))
 
 
 # -- parsers and tokenizer: no exception at all ------------------------------------------
+
 
 @given(PY_TEXT)
 @example(b"\xff\xfe" + "def f(): pass".encode("utf-16-le"))
@@ -66,8 +138,11 @@ def test_python_parser_accepts_anything(source: bytes | str) -> None:
     json.dumps(result.namespace.to_json())
 
 
-@given(ANY_TEXT, st.sampled_from(["docs/a.md", "docs/a.rst", "docs/a.txt", "README"]),
-       st.integers(min_value=-2, max_value=400))
+@given(
+    ANY_TEXT,
+    st.sampled_from(["docs/a.md", "docs/a.rst", "docs/a.txt", "README"]),
+    st.integers(min_value=-2, max_value=400),
+)
 def test_doc_parsers_accept_anything(text: str, path: str, max_chars: int) -> None:
     """Any text parses; only bad arguments (suffix, max_chars) raise, as ``ConfigError``."""
     try:
@@ -75,8 +150,11 @@ def test_doc_parsers_accept_anything(text: str, path: str, max_chars: int) -> No
     except ConfigError as exc:
         assert path == "README" or max_chars < 1, exc
         return
-    for nodes in (dispatched, parse_markdown(text, "docs/a.md", max_chars=max_chars),
-                  parse_rst(text, "docs/a.rst", max_chars=max_chars)):
+    for nodes in (
+        dispatched,
+        parse_markdown(text, "docs/a.md", max_chars=max_chars),
+        parse_rst(text, "docs/a.rst", max_chars=max_chars),
+    ):
         ids = [n.node_id for n in nodes]
         assert len(ids) == len(set(ids))
         for node in nodes:
@@ -104,6 +182,7 @@ def test_any_text_stays_one_line_of_nodes_jsonl(text: str) -> None:
 
 # -- loaders: only documented errors -----------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def scratch() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="codecite-fuzz-") as folder:
@@ -113,26 +192,75 @@ def scratch() -> Iterator[Path]:
         yield root
 
 
-KEYS = ["roots", "root_docs", "suffixes", "exclude", "recipes", "include_private",
-        "index_dir", "confidence_floor", "max_file_bytes", "max_section_chars", "priorities",
-        "workflows", "expansions", "intents", "registry", "registry_file", "embedding",
-        "retrieval", "packages", "package_dirs", "unknown_key"]
+KEYS = [
+    "roots",
+    "root_docs",
+    "suffixes",
+    "exclude",
+    "recipes",
+    "include_private",
+    "index_dir",
+    "confidence_floor",
+    "max_file_bytes",
+    "max_section_chars",
+    "priorities",
+    "workflows",
+    "expansions",
+    "intents",
+    "registry",
+    "registry_file",
+    "embedding",
+    "retrieval",
+    "packages",
+    "package_dirs",
+    "unknown_key",
+]
 TOML_STRING = st.text(max_size=12).map(json.dumps)  # JSON string syntax is TOML's basic string
 TOML_VALUE = st.recursive(
-    st.one_of(TOML_STRING, st.integers().map(str), st.sampled_from(
-        ["true", "false", "1.5", "-0.0", "inf", "nan", '"../x"', '"/etc"', '"."', '""',
-         '"\\u0000"', '"pkg"'])),
-    lambda inner: st.one_of(st.lists(inner, max_size=3).map(lambda v: f"[{', '.join(v)}]"),
-                            st.dictionaries(st.sampled_from(["a", "backend", "model", "k1",
-                                                             "keywords", "paths", "pkg"]),
-                                            inner, max_size=3).map(
-                                lambda d: "{" + ", ".join(f"{k} = {v}"
-                                                          for k, v in d.items()) + "}")),
-    max_leaves=6)
-TOML_LINE = st.one_of(st.tuples(st.sampled_from(KEYS), TOML_VALUE).map(" = ".join),
-                      st.sampled_from(["[embedding]", "[retrieval]", "[workflows.qc]",
-                                       "[priorities]", "[registry.line1]", "[tool.codecite]"]),
-                      st.text(max_size=20))
+    st.one_of(
+        TOML_STRING,
+        st.integers().map(str),
+        st.sampled_from(
+            [
+                "true",
+                "false",
+                "1.5",
+                "-0.0",
+                "inf",
+                "nan",
+                '"../x"',
+                '"/etc"',
+                '"."',
+                '""',
+                '"\\u0000"',
+                '"pkg"',
+            ]
+        ),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda v: f"[{', '.join(v)}]"),
+        st.dictionaries(
+            st.sampled_from(["a", "backend", "model", "k1", "keywords", "paths", "pkg"]),
+            inner,
+            max_size=3,
+        ).map(lambda d: "{" + ", ".join(f"{k} = {v}" for k, v in d.items()) + "}"),
+    ),
+    max_leaves=6,
+)
+TOML_LINE = st.one_of(
+    st.tuples(st.sampled_from(KEYS), TOML_VALUE).map(" = ".join),
+    st.sampled_from(
+        [
+            "[embedding]",
+            "[retrieval]",
+            "[workflows.qc]",
+            "[priorities]",
+            "[registry.line1]",
+            "[tool.codecite]",
+        ]
+    ),
+    st.text(max_size=20),
+)
 TOML_TEXT = st.lists(TOML_LINE, max_size=6).map("\n".join)
 
 
@@ -152,17 +280,39 @@ def test_config_loader_raises_only_config_error(scratch: Path, text: str) -> Non
     assert cfg.root == scratch.resolve() and cfg.index_path.resolve() != cfg.root
 
 
-SUITE_FIELD_VALUE = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=10),
-                              st.lists(st.text(max_size=5), max_size=3),
-                              st.lists(st.integers(), max_size=2), st.dictionaries(
-                                  st.text(max_size=3), st.integers(), max_size=2))
+SUITE_FIELD_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=10),
+    st.lists(st.text(max_size=5), max_size=3),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
 SUITE_RECORD = st.dictionaries(
-    st.sampled_from(["query", "expected_symbols", "expected_sources", "expected_intent",
-                     "expected_workflow", "expected_line", "must_not_contain",
-                     "expect_clarification", "expected_retrieval_workflow", "kind", "other"]),
-    SUITE_FIELD_VALUE, max_size=5).map(json.dumps)
-SUITE_LINE = st.one_of(SUITE_RECORD, st.text(max_size=30), st.sampled_from(
-    ["", "# comment", "[]", "null", "1e999", '{"query": "q"}', "[" * 5000, '"x"']))
+    st.sampled_from(
+        [
+            "query",
+            "expected_symbols",
+            "expected_sources",
+            "expected_intent",
+            "expected_workflow",
+            "expected_line",
+            "must_not_contain",
+            "expect_clarification",
+            "expected_retrieval_workflow",
+            "kind",
+            "other",
+        ]
+    ),
+    SUITE_FIELD_VALUE,
+    max_size=5,
+).map(json.dumps)
+SUITE_LINE = st.one_of(
+    SUITE_RECORD,
+    st.text(max_size=30),
+    st.sampled_from(["", "# comment", "[]", "null", "1e999", '{"query": "q"}', "[" * 5000, '"x"']),
+)
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
@@ -181,29 +331,57 @@ def test_suite_loader_raises_only_suite_error(scratch: Path, lines: list[str]) -
 
 # -- the code validator ----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def table(built_sample: Path) -> SymbolTable:
     return codecite.load(built_sample, check_stale=False).symbol_table
 
 
-REAL_NAMES = ["geokit", "geokit.io", "geokit.phase", "geokit.agents",
-              "geokit.agents.static_shift", "load_survey", "skew", "StaticShiftAgent",
-              "correct", "run", "nonexistent_thing", "os", "np", "self"]
-NAME = st.one_of(st.sampled_from(REAL_NAMES), st.from_regex(r"[a-z_][a-z0-9_]{0,6}",
-                                                            fullmatch=True))
-ARGS = st.lists(st.one_of(NAME, st.integers().map(str), st.tuples(NAME, NAME).map(
-    lambda kv: f"{kv[0].split('.')[-1]}={kv[1]}")), max_size=3).map(", ".join)
+REAL_NAMES = [
+    "geokit",
+    "geokit.io",
+    "geokit.phase",
+    "geokit.agents",
+    "geokit.agents.static_shift",
+    "load_survey",
+    "skew",
+    "StaticShiftAgent",
+    "correct",
+    "run",
+    "nonexistent_thing",
+    "os",
+    "np",
+    "self",
+]
+NAME = st.one_of(
+    st.sampled_from(REAL_NAMES), st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
+)
+ARGS = st.lists(
+    st.one_of(
+        NAME,
+        st.integers().map(str),
+        st.tuples(NAME, NAME).map(lambda kv: f"{kv[0].split('.')[-1]}={kv[1]}"),
+    ),
+    max_size=3,
+).map(", ".join)
 STATEMENT = st.one_of(
     NAME.map(lambda n: f"import {n}"),
     st.tuples(NAME, NAME).map(lambda t: f"from {t[0]} import {t[1].split('.')[-1]}"),
-    st.tuples(NAME, NAME).map(lambda t: f"from {t[0]} import *" if t[1] == "os" else
-                              f"from .{t[0].split('.')[-1]} import {t[1].split('.')[-1]}"),
+    st.tuples(NAME, NAME).map(
+        lambda t: (
+            f"from {t[0]} import *"
+            if t[1] == "os"
+            else f"from .{t[0].split('.')[-1]} import {t[1].split('.')[-1]}"
+        )
+    ),
     st.tuples(NAME, NAME, ARGS).map(lambda t: f"x = {t[0]}.{t[1].split('.')[-1]}({t[2]})"),
     st.tuples(NAME, ARGS).map(lambda t: f"{t[0]}({t[1]})"),
-    st.tuples(NAME, NAME).map(lambda t: f"class C({t[0]}):\n    def m(self):\n"
-                              f"        return self.{t[1].split('.')[-1]}()"),
-    st.tuples(NAME, NAME).map(lambda t: f"try:\n    import {t[0]}\nexcept ImportError:\n"
-                              f"    {t[1].split('.')[-1]} = None"),
+    st.tuples(NAME, NAME).map(
+        lambda t: f"class C({t[0]}):\n    def m(self):\n        return self.{t[1].split('.')[-1]}()"
+    ),
+    st.tuples(NAME, NAME).map(
+        lambda t: f"try:\n    import {t[0]}\nexcept ImportError:\n    {t[1].split('.')[-1]} = None"
+    ),
     st.tuples(NAME, ARGS).map(lambda t: f"obj = {t[0]}({t[1]})\nobj.run(k=1)"),
     st.tuples(NAME, NAME).map(lambda t: f"y = [{t[0]} for {t[1].split('.')[-1]} in z]"),
     st.tuples(NAME, NAME).map(lambda t: f"def f(a={t[0]}, *b, **c):\n    return {t[1]}"),

@@ -25,12 +25,24 @@ from codecite.seal import seal
 from codecite.terms import NodeTerms
 
 FIX = "run `codecite build --full`"
-INDEX_FILES = ["nodes.jsonl", "reuse/keys.json", "reuse/keys.npy", "reuse/symbols.txt",
-               "reuse/vocab.json", "reuse/doc_ids.npy", "reuse/ident_ptr.npy", "symbols.json",
-               "retriever.json",
-               "bm25/data.csc.index.npy", "bm25/indices.csc.index.npy",
-               "bm25/indptr.csc.index.npy", "bm25/params.index.json", "bm25/vocab.index.json",
-               "extras/doc_refs.json", "extras/mined_expansion.json"]
+INDEX_FILES = [
+    "nodes.jsonl",
+    "reuse/keys.json",
+    "reuse/keys.npy",
+    "reuse/symbols.txt",
+    "reuse/vocab.json",
+    "reuse/doc_ids.npy",
+    "reuse/ident_ptr.npy",
+    "symbols.json",
+    "retriever.json",
+    "bm25/data.csc.index.npy",
+    "bm25/indices.csc.index.npy",
+    "bm25/indptr.csc.index.npy",
+    "bm25/params.index.json",
+    "bm25/vocab.index.json",
+    "extras/doc_refs.json",
+    "extras/mined_expansion.json",
+]
 
 
 @pytest.fixture
@@ -69,10 +81,14 @@ def _load_error(root: Path) -> str:
 
 # -- missing, truncated, edited ------------------------------------------------------------
 
+
 def test_missing_manifest_says_build(built: Path) -> None:
     (_index(built) / "manifest.json").unlink()
-    with pytest.raises(IndexNotFoundError, match=r"missing manifest.json\); run `codecite "
-                                                  r"build`"):
+    with pytest.raises(
+        IndexNotFoundError,
+        match=r"missing manifest.json\); run `codecite "
+        r"build`",
+    ):
         codecite.load(built)
 
 
@@ -93,31 +109,44 @@ def test_damaged_file_fails_its_checksum(built: Path, rel: str, damage: str) -> 
         path.write_bytes(data[:-2] + bytes([data[-2] ^ 0x01]) + data[-1:])
     else:
         path.write_bytes(b"")
-    assert _load_error(built) == (f"index file '{path}' does not match its checksum in "
-                                  f"manifest.json (truncated or edited); {FIX}")
+    assert _load_error(built) == (
+        f"index file '{path}' does not match its checksum in "
+        f"manifest.json (truncated or edited); {FIX}"
+    )
 
 
 def test_truncated_manifest(built: Path) -> None:
     path = _index(built) / "manifest.json"
     path.write_text(path.read_text()[:200])
-    with pytest.raises(ManifestError, match=r"manifest.json' \(manifest.json\) is not valid "
-                                             r"JSON .*run `codecite build --full`"):
+    with pytest.raises(
+        ManifestError,
+        match=r"manifest.json' \(manifest.json\) is not valid "
+        r"JSON .*run `codecite build --full`",
+    ):
         codecite.load(built)
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    ({"format_version": 99}, "has format version 99, newer than this codecite reads "
-                             f"({store.FORMAT_VERSION}); upgrade codecite "
-                             "(`pip install -U codecite`)"),
-    ({"format_version": 0}, f"has old format version 0; {FIX}"),
-    ({"format_version": "3"}, "has format version 3, newer than"),
-    ({"node_count": 3}, f"has 49 nodes, the manifest says 3; {FIX}"),
-    ({"node_count": "49"}, "field 'node_count' is missing or not a int (edited?)"),
-    ({"checksums": "x"}, "field 'checksums' is missing or not a dict (edited?)"),
-    ({"checksums": {"nodes.jsonl": 1, "reuse/keys.json": "", "symbols.json": ""}},
-     "malformed checksums or files (edited?)"),
-    ({"files": []}, "field 'files' is missing or not a dict"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            {"format_version": 99},
+            "has format version 99, newer than this codecite reads "
+            f"({store.FORMAT_VERSION}); upgrade codecite "
+            "(`pip install -U codecite`)",
+        ),
+        ({"format_version": 0}, f"has old format version 0; {FIX}"),
+        ({"format_version": "3"}, "has format version 3, newer than"),
+        ({"node_count": 3}, f"has 49 nodes, the manifest says 3; {FIX}"),
+        ({"node_count": "49"}, "field 'node_count' is missing or not a int (edited?)"),
+        ({"checksums": "x"}, "field 'checksums' is missing or not a dict (edited?)"),
+        (
+            {"checksums": {"nodes.jsonl": 1, "reuse/keys.json": "", "symbols.json": ""}},
+            "malformed checksums or files (edited?)",
+        ),
+        ({"files": []}, "field 'files' is missing or not a dict"),
+    ],
+)
 def test_hand_edited_manifest(built: Path, edit: dict, message: str) -> None:
     manifest = {**_manifest(built), **edit}
     _write_manifest(built, manifest)
@@ -138,20 +167,28 @@ def test_manifest_that_is_not_a_manifest(built: Path) -> None:
 
 # -- edited with the checksum updated: the content checks still hold ---------------------
 
-@pytest.mark.parametrize(("rel", "content", "message"), [
-    ("nodes.jsonl", "{not json\n", "line 1 is not valid JSON (truncated or edited?)"),
-    ("nodes.jsonl", '{"id": 1}\n', "line 1: field 'id' is 1, not a string (edited?)"),
-    ("nodes.jsonl", '{"id": 1, "text": "x", "metadata": {}}\n',
-     "line 1: field 'id' is 1, not a string (edited?)"),
-    ("nodes.jsonl", "[" * 100_000 + "\n", "line 1 is not valid JSON"),
-    ("bm25/vocab.index.json", "[1, 2", "bm25' cannot be read (JSONDecodeError"),
-    ("bm25/params.index.json", '{"k1": 1.5}', "bm25' cannot be read"),
-    ("bm25/indptr.csc.index.npy", "not an array", "bm25' cannot be read"),
-    ("retriever.json", '{"settings": 5}', "cannot be read"),
-    ("extras/doc_refs.json", '{"sections": [1], "symbols": "x"}', "cannot be read"),
-])
-def test_consistent_edit_is_still_refused(built: Path, rel: str, content: str,
-                                          message: str) -> None:
+
+@pytest.mark.parametrize(
+    ("rel", "content", "message"),
+    [
+        ("nodes.jsonl", "{not json\n", "line 1 is not valid JSON (truncated or edited?)"),
+        ("nodes.jsonl", '{"id": 1}\n', "line 1: field 'id' is 1, not a string (edited?)"),
+        (
+            "nodes.jsonl",
+            '{"id": 1, "text": "x", "metadata": {}}\n',
+            "line 1: field 'id' is 1, not a string (edited?)",
+        ),
+        ("nodes.jsonl", "[" * 100_000 + "\n", "line 1 is not valid JSON"),
+        ("bm25/vocab.index.json", "[1, 2", "bm25' cannot be read (JSONDecodeError"),
+        ("bm25/params.index.json", '{"k1": 1.5}', "bm25' cannot be read"),
+        ("bm25/indptr.csc.index.npy", "not an array", "bm25' cannot be read"),
+        ("retriever.json", '{"settings": 5}', "cannot be read"),
+        ("extras/doc_refs.json", '{"sections": [1], "symbols": "x"}', "cannot be read"),
+    ],
+)
+def test_consistent_edit_is_still_refused(
+    built: Path, rel: str, content: str, message: str
+) -> None:
     path = _index(built) / rel
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
     if rel == "nodes.jsonl":  # replace the first record, keep the count
@@ -167,18 +204,23 @@ def test_symbol_table_is_checked_when_first_used(built: Path) -> None:
     path.write_text('["not", "a", "table"]')
     _rechecksum(built, "symbols.json")
     index = codecite.load(built, check_stale=False)  # the symbol table loads lazily
-    with pytest.raises(IndexIntegrityError, match=r"symbols.json' cannot be read .*"
-                                                  r"run `codecite build --full`"):
+    with pytest.raises(
+        IndexIntegrityError,
+        match=r"symbols.json' cannot be read .*"
+        r"run `codecite build --full`",
+    ):
         index.symbol_table  # noqa: B018
     path.write_text('{"modules": {}}')  # edited, checksum not updated
     with pytest.raises(IndexIntegrityError, match=r"symbols.json' does not match its checksum"):
         codecite.load(built, check_stale=False).symbol_table  # noqa: B018
 
 
-@pytest.mark.parametrize("rel", ["reuse/vocab.json", "reuse/keys.json", "nodes.jsonl",
-                                 "symbols.json"])
-def test_tampered_reuse_tables_are_not_reused_by_an_incremental_build(built: Path,
-                                                                      rel: str) -> None:
+@pytest.mark.parametrize(
+    "rel", ["reuse/vocab.json", "reuse/keys.json", "nodes.jsonl", "symbols.json"]
+)
+def test_tampered_reuse_tables_are_not_reused_by_an_incremental_build(
+    built: Path, rel: str
+) -> None:
     path = _index(built) / rel
     path.write_bytes(path.read_bytes().replace(b'"', b'"bogus', 1))  # checksum not updated
     (built / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
@@ -189,6 +231,7 @@ def test_tampered_reuse_tables_are_not_reused_by_an_incremental_build(built: Pat
 
 
 # -- no pickle, no eval ---------------------------------------------------------------------
+
 
 class _Payload:
     def __init__(self, marker: Path) -> None:
@@ -210,8 +253,11 @@ def test_pickled_bm25_array_is_refused_not_executed(built: Path, tmp_path: Path)
     _plant_pickle(_index(built) / "bm25" / "data.csc.index.npy", marker)
     _rechecksum(built, "bm25/data.csc.index.npy")
     error = _load_error(built)
-    assert "bm25' cannot be read (ValueError: Object arrays cannot be loaded when " \
-           "allow_pickle=False)" in error and FIX in error
+    assert (
+        "bm25' cannot be read (ValueError: Object arrays cannot be loaded when allow_pickle=False)"
+        in error
+        and FIX in error
+    )
     assert not marker.exists()
     out = cli("stats", "-C", str(built))
     assert out.returncode == 1 and "Traceback" not in out.stderr and not marker.exists()
@@ -228,8 +274,7 @@ def test_pickled_vectors_are_refused_not_executed(sample_repo: Path, tmp_path: P
     _rechecksum(sample_repo, "vectors.npy")
     index = codecite.load(sample_repo, check_stale=False)  # vectors load on first dense use
     try:
-        ctx = index.query("phase tensor", dense=True, embed_model=FakeEmbedding(
-            model_name="fake"))
+        ctx = index.query("phase tensor", dense=True, embed_model=FakeEmbedding(model_name="fake"))
     except IndexIntegrityError as exc:
         assert "vectors" in str(exc) and "allow_pickle=False" in str(exc)
     else:  # the documented fallback: lexical ranking, visibly degraded
@@ -238,6 +283,7 @@ def test_pickled_vectors_are_refused_not_executed(sample_repo: Path, tmp_path: P
 
 
 # -- size limits on every parsed file ----------------------------------------------------
+
 
 def test_every_index_file_has_a_size_limit(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "MAX_BULK_BYTES", 1000)  # nodes.jsonl, arrays
@@ -256,7 +302,8 @@ def test_every_index_file_has_a_size_limit(built: Path, monkeypatch: pytest.Monk
 def test_damaged_feedback_names_its_own_fix(built: Path) -> None:
     (_index(built) / "feedback.json").write_text('{"geokit.phase.skew": 3')
     error = _load_error(built)
-    assert "feedback.json' is damaged or not a feedback table; remove it (its votes are " \
-           "lost)" in error
+    assert (
+        "feedback.json' is damaged or not a feedback table; remove it (its votes are lost)" in error
+    )
     (_index(built) / "feedback.json").write_text("[]")
     assert "feedback.json' is damaged" in _load_error(built)

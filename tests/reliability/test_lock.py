@@ -26,8 +26,12 @@ def _hold_forever(index_dir: str, ready: multiprocessing.synchronize.Event) -> N
         signal.pause()
 
 
-def _race(index_dir: str, marker: str, start: multiprocessing.synchronize.Barrier,
-          overlaps: multiprocessing.sharedctypes.Synchronized) -> None:
+def _race(
+    index_dir: str,
+    marker: str,
+    start: multiprocessing.synchronize.Barrier,
+    overlaps: multiprocessing.sharedctypes.Synchronized,
+) -> None:
     start.wait()
     with build_lock(Path(index_dir), wait=True):
         try:
@@ -54,8 +58,10 @@ def test_never_two_holders_after_a_dead_holder(tmp_path: Path) -> None:
         os.kill(dead.pid, signal.SIGKILL)  # dies holding the lock: the kernel releases it
         dead.join(60)
         start = ctx.Barrier(PROCESSES)
-        racers = [ctx.Process(target=_race, args=(index_dir, marker, start, overlaps))
-                  for _ in range(PROCESSES)]
+        racers = [
+            ctx.Process(target=_race, args=(index_dir, marker, start, overlaps))
+            for _ in range(PROCESSES)
+        ]
         for p in racers:
             p.start()
         for p in racers:

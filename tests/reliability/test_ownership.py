@@ -135,13 +135,13 @@ def test_index_of_format_2_without_a_marker_is_still_replaced(repo: Path) -> Non
     code, out, err = cli_inproc("build", str(repo))
     assert code == 0, err
     assert out.startswith("previous index not reused: ") and "old format version 2" in out
-    assert json.loads((index / store.MANIFEST).read_text())["format_version"] == \
-        store.FORMAT_VERSION
+    assert (
+        json.loads((index / store.MANIFEST).read_text())["format_version"] == store.FORMAT_VERSION
+    )
 
 
 @pytest.mark.parametrize("kind", ["old", "tmp"])
-def test_sibling_folders_named_like_leftovers_survive_every_build(repo: Path,
-                                                                  kind: str) -> None:
+def test_sibling_folders_named_like_leftovers_survive_every_build(repo: Path, kind: str) -> None:
     mine = repo / f".codecite.{kind}-2023"
     mine.mkdir()
     (mine / "photo.jpg").write_bytes(b"\xff\xd8 not a real photo")
@@ -168,7 +168,8 @@ def test_killed_build_leftovers_are_removed_because_they_were_recorded(repo: Pat
         "def die(*a, **k):\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
         "b.swap_in = die\n"
-        "b.build_index(__import__('sys').argv[1], full=True)\n")
+        "b.build_index(__import__('sys').argv[1], full=True)\n"
+    )
     import subprocess
     import sys
 

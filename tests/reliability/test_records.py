@@ -76,19 +76,26 @@ def _load_error(root: Path) -> str:
 
 
 def _message(root: Path, field: str, shown: str, should: str, lineno: int = LINE) -> str:
-    return (f"index file '{_nodes(root)}' line {lineno}: field '{field}' is {shown}, "
-            f"not {should} (edited?); {FIX}")
+    return (
+        f"index file '{_nodes(root)}' line {lineno}: field '{field}' is {shown}, "
+        f"not {should} (edited?); {FIX}"
+    )
 
 
 # -- the issue's two cases, through the real command ------------------------------------
+
 
 def test_query_refuses_a_text_line_number(built: Path) -> None:
     source = _edit_record(built, LINE, "start_line", '"abc"')
     for args in (("query", QUERY), ("query", QUERY, "--json")):
         run = cli(*args, "-C", str(built))
         assert run.returncode == 1 and run.stdout == ""
-        assert run.stderr == "codecite query: " + _message(
-            built, "metadata.start_line", '"abc"', "an integer >= 1") + "\n"
+        assert (
+            run.stderr
+            == "codecite query: "
+            + _message(built, "metadata.start_line", '"abc"', "an integer >= 1")
+            + "\n"
+        )
         assert "Traceback" not in run.stderr and f"{source}:abc" not in run.stdout
 
 
@@ -96,8 +103,12 @@ def test_query_refuses_nan_and_json_never_prints_it(built: Path) -> None:
     _edit_record(built, LINE, "end_line", "NaN")
     run = cli("query", QUERY, "--json", "-C", str(built))
     assert run.returncode == 1 and run.stdout == "" and "NaN" not in run.stdout
-    assert run.stderr == "codecite query: " + _message(
-        built, "metadata.end_line", "NaN", "a finite JSON number") + "\n"
+    assert (
+        run.stderr
+        == "codecite query: "
+        + _message(built, "metadata.end_line", "NaN", "a finite JSON number")
+        + "\n"
+    )
     assert "Traceback" not in run.stderr
 
 
@@ -109,33 +120,38 @@ def test_a_good_index_prints_strict_json(built: Path) -> None:
 
 # -- every field, every kind of wrong value ----------------------------------------------
 
-@pytest.mark.parametrize(("field", "raw", "should"), [
-    ("start_line", '"abc"', "an integer >= 1"),
-    ("start_line", "true", "an integer >= 1"),       # a bool is not a line number
-    ("start_line", "0", "an integer >= 1"),
-    ("start_line", "1.5", "an integer >= 1"),
-    ("end_line", "null", "an integer >= 1"),
-    ("end_line", "-3", "an integer >= 1"),
-    ("source_path", "42", "a string"),
-    ("source_path", '["README.md"]', "a string"),
-    ("kind", '"bogus"', Shape.KIND.value),
-    ("kind", "7", Shape.KIND.value),
-    ("symbol", "{}", "a string"),
-    ("workflow", "3", "a string or null"),
-    ("priority", '"high"', "an integer >= 0"),
-    ("priority", "-1", "an integer >= 0"),
-    ("priority", "false", "an integer >= 0"),
-    ("public", '"yes"', "true or false"),
-    ("public", "1", "true or false"),
-    ("heading_path", '"Static shift correction"', "a list of strings"),
-    ("heading_path", '["a", 1]', "a list of strings"),
-    ("refs", "null", "a list of strings"),
-    ("params", '[{"name": 1}]', 'a list of objects with a string "name"'),
-    ("params", '["x"]', 'a list of objects with a string "name"'),
-    ("docstring", "[]", "a string"),
-])
-def test_bad_field_is_named_with_file_and_line(built: Path, field: str, raw: str,
-                                               should: str) -> None:
+
+@pytest.mark.parametrize(
+    ("field", "raw", "should"),
+    [
+        ("start_line", '"abc"', "an integer >= 1"),
+        ("start_line", "true", "an integer >= 1"),  # a bool is not a line number
+        ("start_line", "0", "an integer >= 1"),
+        ("start_line", "1.5", "an integer >= 1"),
+        ("end_line", "null", "an integer >= 1"),
+        ("end_line", "-3", "an integer >= 1"),
+        ("source_path", "42", "a string"),
+        ("source_path", '["README.md"]', "a string"),
+        ("kind", '"bogus"', Shape.KIND.value),
+        ("kind", "7", Shape.KIND.value),
+        ("symbol", "{}", "a string"),
+        ("workflow", "3", "a string or null"),
+        ("priority", '"high"', "an integer >= 0"),
+        ("priority", "-1", "an integer >= 0"),
+        ("priority", "false", "an integer >= 0"),
+        ("public", '"yes"', "true or false"),
+        ("public", "1", "true or false"),
+        ("heading_path", '"Static shift correction"', "a list of strings"),
+        ("heading_path", '["a", 1]', "a list of strings"),
+        ("refs", "null", "a list of strings"),
+        ("params", '[{"name": 1}]', 'a list of objects with a string "name"'),
+        ("params", '["x"]', 'a list of objects with a string "name"'),
+        ("docstring", "[]", "a string"),
+    ],
+)
+def test_bad_field_is_named_with_file_and_line(
+    built: Path, field: str, raw: str, should: str
+) -> None:
     _edit_record(built, LINE, field, raw)
     assert _load_error(built) == _message(built, f"metadata.{field}", raw, should)
 
@@ -144,44 +160,63 @@ def test_bad_field_is_named_with_file_and_line(built: Path, field: str, raw: str
 @pytest.mark.parametrize("field", ["end_line", "priority", "extra_key"])
 def test_non_finite_numbers_are_refused_anywhere(built: Path, field: str, raw: str) -> None:
     _edit_record(built, LINE, field, raw)
-    assert _load_error(built) == _message(built, f"metadata.{field}", raw,
-                                          "a finite JSON number")
+    assert _load_error(built) == _message(built, f"metadata.{field}", raw, "a finite JSON number")
 
 
 def test_non_finite_number_deep_in_a_value_is_located(built: Path) -> None:
     _edit_record(built, LINE, "params", '[{"name": "x", "default": [1, NaN]}]')
-    assert _load_error(built) == _message(built, "metadata.params.0.default.1", "NaN",
-                                          "a finite JSON number")
+    assert _load_error(built) == _message(
+        built, "metadata.params.0.default.1", "NaN", "a finite JSON number"
+    )
 
 
-@pytest.mark.parametrize(("line", "field", "shown", "should"), [
-    ('{"id": 1, "text": "x", "metadata": {}}', "id", "1", "a string"),
-    ('{"text": "x", "metadata": {}}', "id", "missing", "a string"),
-    ('{"id": "a", "metadata": {}}', "text", "missing", "a string"),
-    ('{"id": "a", "text": "x"}', "metadata", "missing", "an object"),
-    ('{"id": "a", "text": "x", "metadata": []}', "metadata", "[]", "an object"),
-    ('[1, 2]', "record", "[1, 2]", "an object with id, text and metadata"),
-    ('{"id": "a", "text": "x", "metadata": {"source_path": "a.py", "kind": "recipe", '
-     '"start_line": 1}}', "metadata.end_line", "missing", "an integer >= 1"),
-    ('{"id": "a", "text": "x", "metadata": {"source_path": "a.py", "kind": "recipe", '
-     '"start_line": 9, "end_line": 3}}', "metadata.end_line", "3",
-     "an integer >= start_line (9)"),
-])
-def test_bad_record_shape_is_named(built: Path, line: str, field: str, shown: str,
-                                   should: str) -> None:
+@pytest.mark.parametrize(
+    ("line", "field", "shown", "should"),
+    [
+        ('{"id": 1, "text": "x", "metadata": {}}', "id", "1", "a string"),
+        ('{"text": "x", "metadata": {}}', "id", "missing", "a string"),
+        ('{"id": "a", "metadata": {}}', "text", "missing", "a string"),
+        ('{"id": "a", "text": "x"}', "metadata", "missing", "an object"),
+        ('{"id": "a", "text": "x", "metadata": []}', "metadata", "[]", "an object"),
+        ("[1, 2]", "record", "[1, 2]", "an object with id, text and metadata"),
+        (
+            '{"id": "a", "text": "x", "metadata": {"source_path": "a.py", "kind": "recipe", '
+            '"start_line": 1}}',
+            "metadata.end_line",
+            "missing",
+            "an integer >= 1",
+        ),
+        (
+            '{"id": "a", "text": "x", "metadata": {"source_path": "a.py", "kind": "recipe", '
+            '"start_line": 9, "end_line": 3}}',
+            "metadata.end_line",
+            "3",
+            "an integer >= start_line (9)",
+        ),
+    ],
+)
+def test_bad_record_shape_is_named(
+    built: Path, line: str, field: str, shown: str, should: str
+) -> None:
     _replace_line(built, LINE, line)
     assert _load_error(built) == _message(built, field, shown, should)
 
 
-@pytest.mark.parametrize(("old", "new"), [(b"Static", b"St\xffatic"),  # not UTF-8
-                                            (b"}}", b'}} {"id": "b"}')])  # extra data
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b"Static", b"St\xffatic"),  # not UTF-8
+        (b"}}", b'}} {"id": "b"}'),
+    ],
+)  # extra data
 def test_undecodable_line_is_named(built: Path, old: bytes, new: bytes) -> None:
     data = _nodes(built).read_bytes().split(b"\n")
     data[LINE - 1] = data[LINE - 1].replace(old, new, 1)
     _nodes(built).write_bytes(b"\n".join(data))
     _reseal(built)
-    assert _load_error(built) == (f"index file '{_nodes(built)}' line {LINE} is not valid "
-                                  f"JSON (truncated or edited?); {FIX}")
+    assert _load_error(built) == (
+        f"index file '{_nodes(built)}' line {LINE} is not valid JSON (truncated or edited?); {FIX}"
+    )
 
 
 def test_long_values_are_cut_in_the_message(built: Path) -> None:
@@ -191,6 +226,7 @@ def test_long_values_are_cut_in_the_message(built: Path) -> None:
 
 
 # -- a good index reads exactly as before ---------------------------------------------------
+
 
 def test_records_equal_plain_json_of_every_line(built: Path) -> None:
     lines = _nodes(built).read_text(encoding="utf-8").splitlines()
@@ -205,8 +241,9 @@ def test_whitespace_around_a_record_is_accepted(built: Path, tmp_path: Path) -> 
     assert read_node_records(path) == [json.loads(line) for line in lines]
 
 
-def test_missing_and_oversized_files_are_named(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_and_oversized_files_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "nodes.jsonl"
     with pytest.raises(IndexIntegrityError, match=r"nodes.jsonl' is missing; run"):
         read_node_records(path)
@@ -218,6 +255,7 @@ def test_missing_and_oversized_files_are_named(tmp_path: Path,
 
 # -- the fast check agrees with a plain reading of the schema ---------------------------------
 
+
 def _plain_ok(shape: Shape, value: Any) -> bool:
     """The schema of codecite.records, read the slow and obvious way."""
     is_int = isinstance(value, int) and not isinstance(value, bool)
@@ -225,8 +263,11 @@ def _plain_ok(shape: Shape, value: Any) -> bool:
         return is_int and value >= (1 if shape is Shape.LINE else 0)
     if shape in (Shape.TEXTS, Shape.TABLES):
         return isinstance(value, list) and all(
-            isinstance(v, str) if shape is Shape.TEXTS else
-            isinstance(v, dict) and isinstance(v.get("name"), str) for v in value)
+            isinstance(v, str)
+            if shape is Shape.TEXTS
+            else isinstance(v, dict) and isinstance(v.get("name"), str)
+            for v in value
+        )
     if shape is Shape.FLAG:
         return isinstance(value, bool)
     if shape is Shape.TEXT_OR_NULL and value is None:
@@ -236,12 +277,17 @@ def _plain_ok(shape: Shape, value: Any) -> bool:
 
 
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 5) | st.floats(allow_nan=False,
-                                                               allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 5)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.sampled_from(["", "abc", "recipe", "doc_section", "name"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["name", "kind", "x"]), inner, max_size=3),
-    max_leaves=8)
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["name", "kind", "x"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 _good = {"source_path": "a.py", "kind": "python_symbol", "start_line": 3, "end_line": 7}
 
 
@@ -254,7 +300,10 @@ def test_fast_check_agrees_with_the_plain_schema(field: str, value: Any) -> None
     assert (record_problem({"id": "i", "text": "t", "metadata": meta}) is None) == ok
 
 
-@given(extra=st.dictionaries(st.text(max_size=5).filter(lambda k: k not in METADATA_FIELDS),
-                             _json, max_size=4))
+@given(
+    extra=st.dictionaries(
+        st.text(max_size=5).filter(lambda k: k not in METADATA_FIELDS), _json, max_size=4
+    )
+)
 def test_keys_codecite_does_not_read_may_hold_any_json(extra: dict[str, Any]) -> None:
     assert record_problem({"id": "i", "text": "t", "metadata": {**extra, **_good}}) is None

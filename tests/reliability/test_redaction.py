@@ -126,21 +126,41 @@ region = "eu-west-1"
 
 def _notebook() -> str:
     cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": [
-            "# A tour of the uploader\n", "\n", f"A session token: {SECRETS['jwt']}\n"]},
-        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-         "source": [f'HF_TOKEN = "{SECRETS["hf"]}"\n',
-                    f'client = OpenAI(api_key="{SECRETS["openai"]}")\n']},
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": ["# A tour of the uploader\n", "\n", f"A session token: {SECRETS['jwt']}\n"],
+        },
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "execution_count": None,
+            "outputs": [],
+            "source": [
+                f'HF_TOKEN = "{SECRETS["hf"]}"\n',
+                f'client = OpenAI(api_key="{SECRETS["openai"]}")\n',
+            ],
+        },
     ]
-    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
-                      indent=1)
+    return json.dumps(
+        {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1
+    )
 
 
-PLANTED = {"geokit/settings.py": SETTINGS_PY, "docs/deploy.md": DEPLOY_MD,
-           "docs/guide/tokens.rst": TOKENS_RST, "docs/settings.toml": SETTINGS_TOML,
-           "docs/tour.ipynb": _notebook()}
-EXPECTED = {"geokit/settings.py": 4, "docs/deploy.md": 4, "docs/guide/tokens.rst": 3,
-            "docs/settings.toml": 2, "docs/tour.ipynb": 3}
+PLANTED = {
+    "geokit/settings.py": SETTINGS_PY,
+    "docs/deploy.md": DEPLOY_MD,
+    "docs/guide/tokens.rst": TOKENS_RST,
+    "docs/settings.toml": SETTINGS_TOML,
+    "docs/tour.ipynb": _notebook(),
+}
+EXPECTED = {
+    "geokit/settings.py": 4,
+    "docs/deploy.md": 4,
+    "docs/guide/tokens.rst": 3,
+    "docs/settings.toml": 2,
+    "docs/tour.ipynb": 3,
+}
 SUFFIXES = 'suffixes = [".py", ".rst", ".md", ".ipynb", ".toml"]\n'
 
 
@@ -149,7 +169,7 @@ def _needles() -> list[str]:
     out = []
     for value in SECRETS.values():
         mid = len(value) // 2
-        out += [value, value[mid - 6:mid + 6]]
+        out += [value, value[mid - 6 : mid + 6]]
     return out
 
 
@@ -199,8 +219,11 @@ def test_planted_secrets_are_in_no_index_file(planted: Path) -> None:
     assert RecordingEmbedding.seen, "the build embedded nothing"
     assert not [n for n in _needles() if any(n in text for text in RecordingEmbedding.seen)]
     manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["redaction"] == {"enabled": True, "values": sum(EXPECTED.values()),
-                                     "files": EXPECTED}
+    assert manifest["redaction"] == {
+        "enabled": True,
+        "values": sum(EXPECTED.values()),
+        "files": EXPECTED,
+    }
     assert all(manifest["files"][rel]["redacted"] == n for rel, n in EXPECTED.items())
 
 
@@ -213,8 +236,12 @@ def test_answers_show_the_placeholder_not_the_key(planted: Path) -> None:
     code, out, err = cli_inproc("build", str(planted))
     assert code == 0, err
     shown = [out, err]
-    for question in ("what is the AWS secret access key", "DB_PASSWORD",
-                     "what token does the mirror job use", "slack bot token stripe key"):
+    for question in (
+        "what is the AWS secret access key",
+        "DB_PASSWORD",
+        "what token does the mirror job use",
+        "slack bot token stripe key",
+    ):
         code, out, err = cli_inproc("ask", question, "-C", str(planted))
         assert code == 0, err
         shown += [out, err]
@@ -241,8 +268,7 @@ def test_build_report_and_stats_count_redacted_files(planted: Path) -> None:
 def test_reused_files_keep_their_count(planted: Path) -> None:
     codecite.build(planted)
     readme = planted / "README.md"
-    readme.write_text(readme.read_text(encoding="utf-8") + "\nOne more line.\n",
-                      encoding="utf-8")
+    readme.write_text(readme.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
     report = codecite.build(planted)
     assert report.reparsed == 1
     summary = RedactionSummary.of_index(planted / ".codecite")
@@ -279,19 +305,34 @@ def test_citations_keep_their_lines(sample_repo: Path, tmp_path: Path) -> None:
     codecite.build(off)
 
     def spans(root: Path) -> list[tuple[str, Any, Any, Any]]:
-        return sorted((r["metadata"]["source_path"], r["metadata"].get("symbol"),
-                       r["metadata"].get("start_line"), r["metadata"].get("end_line"))
-                      for r in _records(root / ".codecite"))
+        return sorted(
+            (
+                r["metadata"]["source_path"],
+                r["metadata"].get("symbol"),
+                r["metadata"].get("start_line"),
+                r["metadata"].get("end_line"),
+            )
+            for r in _records(root / ".codecite")
+        )
 
     assert spans(on) == spans(off)
-    after = [r["metadata"] for r in _records(on / ".codecite")
-             if r["metadata"].get("heading") == "After the key"]
-    assert [(m["start_line"], m["end_line"]) for m in after] == [(
-        DEPLOY_MD.splitlines().index("## After the key") + 1, len(DEPLOY_MD.splitlines()))]
-    bucket = [r["metadata"] for r in _records(on / ".codecite")
-              if r["metadata"].get("symbol") == "geokit.settings.upload_bucket"]
-    assert bucket and bucket[0]["start_line"] == \
-        SETTINGS_PY.splitlines().index("def upload_bucket():") + 1
+    after = [
+        r["metadata"]
+        for r in _records(on / ".codecite")
+        if r["metadata"].get("heading") == "After the key"
+    ]
+    assert [(m["start_line"], m["end_line"]) for m in after] == [
+        (DEPLOY_MD.splitlines().index("## After the key") + 1, len(DEPLOY_MD.splitlines()))
+    ]
+    bucket = [
+        r["metadata"]
+        for r in _records(on / ".codecite")
+        if r["metadata"].get("symbol") == "geokit.settings.upload_bucket"
+    ]
+    assert (
+        bucket
+        and bucket[0]["start_line"] == SETTINGS_PY.splitlines().index("def upload_bucket():") + 1
+    )
 
 
 def _copy(src: Path, dest: Path) -> Path:
@@ -302,6 +343,7 @@ def _copy(src: Path, dest: Path) -> Path:
 
 
 # -- no false positives --------------------------------------------------------------------
+
 
 def test_the_fixture_repository_redacts_nothing(built_sample: Path) -> None:
     summary = RedactionSummary.of_index(built_sample / ".codecite")
@@ -339,7 +381,7 @@ ORDINARY = [
     "Never commit a password, a token or an API key.",
     'publicKeyToken="1fc8b3b9a1e18e3b"',
     "url = 'postgresql://scott:tiger@localhost/test'",
-    'secret_key = settings.SECRET_KEY_NAME',
+    "secret_key = settings.SECRET_KEY_NAME",
     'def login(user: str, password: str = "") -> Token:',
     'access_token_kind = "bearer_v2"',
 ]
@@ -351,23 +393,30 @@ def test_ordinary_code_and_prose_stay(line: str) -> None:
         assert redact_secrets(line + "\n", rel).text == line + "\n", rel
 
 
-@pytest.mark.parametrize(("rel", "text", "rule"), [
-    ("a.py", f'key = "{SECRETS["aws_id"]}"', "aws-access-key-id"),
-    ("a.md", f"push with {SECRETS['github']} please", "github-token"),
-    ("a.md", f"token: {SECRETS['gitlab']}", "gitlab-token"),
-    ("a.env", f"SLACK={SECRETS['slack']}", "slack-token"),
-    ("a.py", f'maps = "{SECRETS["google"]}"', "google-api-key"),
-    ("a.toml", f'stripe = "{SECRETS["stripe"]}"', "stripe-key"),
-    ("a.py", f'client = OpenAI(api_key="{SECRETS["openai"]}")', "openai-anthropic-key"),
-    ("a.md", f"HF_TOKEN={SECRETS['hf']}", "huggingface-token"),
-    ("a.md", f"session {SECRETS['jwt']}", "json-web-token"),
-    ("a.ini", f"aws_secret_access_key = {SECRETS['aws_secret']}", "assigned-secret"),
-    ("a.yaml", f"client-secret: '{SECRETS['client_secret']}'", "assigned-secret"),
-    ("a.json", f'{{"apiKey": "{SECRETS["toml_api_key"]}"}}', "assigned-secret"),
-    ("a.py", f'os.environ.setdefault("DB_PASSWORD", "{SECRETS["password"]}")', "assigned-secret"),
-    ("a.md", f"curl -H 'Authorization: Bearer {SECRETS['bearer']}'", "bearer-token"),
-    ("a.md", f"postgres://survey:{SECRETS['url_password']}@db:5432/x", "url-password"),
-])
+@pytest.mark.parametrize(
+    ("rel", "text", "rule"),
+    [
+        ("a.py", f'key = "{SECRETS["aws_id"]}"', "aws-access-key-id"),
+        ("a.md", f"push with {SECRETS['github']} please", "github-token"),
+        ("a.md", f"token: {SECRETS['gitlab']}", "gitlab-token"),
+        ("a.env", f"SLACK={SECRETS['slack']}", "slack-token"),
+        ("a.py", f'maps = "{SECRETS["google"]}"', "google-api-key"),
+        ("a.toml", f'stripe = "{SECRETS["stripe"]}"', "stripe-key"),
+        ("a.py", f'client = OpenAI(api_key="{SECRETS["openai"]}")', "openai-anthropic-key"),
+        ("a.md", f"HF_TOKEN={SECRETS['hf']}", "huggingface-token"),
+        ("a.md", f"session {SECRETS['jwt']}", "json-web-token"),
+        ("a.ini", f"aws_secret_access_key = {SECRETS['aws_secret']}", "assigned-secret"),
+        ("a.yaml", f"client-secret: '{SECRETS['client_secret']}'", "assigned-secret"),
+        ("a.json", f'{{"apiKey": "{SECRETS["toml_api_key"]}"}}', "assigned-secret"),
+        (
+            "a.py",
+            f'os.environ.setdefault("DB_PASSWORD", "{SECRETS["password"]}")',
+            "assigned-secret",
+        ),
+        ("a.md", f"curl -H 'Authorization: Bearer {SECRETS['bearer']}'", "bearer-token"),
+        ("a.md", f"postgres://survey:{SECRETS['url_password']}@db:5432/x", "url-password"),
+    ],
+)
 def test_each_rule_redacts_its_form(rel: str, text: str, rule: str) -> None:
     result = redact_secrets(text, rel)
     assert result.rules == {rule: 1}
@@ -380,8 +429,11 @@ def test_redacted_sources_still_parse() -> None:
     ast.parse(redact_secrets(SETTINGS_PY, "geokit/settings.py").text)
     notebook = json.loads(redact_secrets(_notebook(), "docs/tour.ipynb").text)
     assert "[REDACTED:huggingface-token]" in "".join(notebook["cells"][1]["source"])
-    inline = ('KEY = "-----BEGIN PRIVATE KEY-----\\n' + SECRETS["key_line_1"] +
-              '\\n-----END PRIVATE KEY-----\\n"\n')
+    inline = (
+        'KEY = "-----BEGIN PRIVATE KEY-----\\n'
+        + SECRETS["key_line_1"]
+        + '\\n-----END PRIVATE KEY-----\\n"\n'
+    )
     out = redact_secrets(inline, "k.py")
     assert out.rules == {"private-key": 1} and SECRETS["key_line_1"] not in out.text
     ast.parse(out.text)
@@ -391,28 +443,46 @@ def test_a_private_key_block_is_one_finding_on_each_of_its_lines() -> None:
     result = redact_secrets(DEPLOY_MD, "docs/deploy.md")
     lines = result.text.splitlines()
     begin = lines.index("-----BEGIN RSA PRIVATE KEY-----")
-    assert lines[begin + 1:begin + 4] == ["[REDACTED:private-key]"] * 2 + [
-        "-----END RSA PRIVATE KEY-----"]
+    assert lines[begin + 1 : begin + 4] == ["[REDACTED:private-key]"] * 2 + [
+        "-----END RSA PRIVATE KEY-----"
+    ]
     assert result.rules["private-key"] == 1
 
 
 def test_names_and_values() -> None:
-    assert [secret_name(n) for n in ("AWS_SECRET_ACCESS_KEY", "clientSecret", "db.password",
-                                     "X-Api-Key", "GITHUB_TOKEN", "tokenizer", "token_url",
-                                     "public_key_token", "keys", "monkey")] == \
-        ["secret", "secret", "password", "secret", "secret", None, None, None, None, None]
+    assert [
+        secret_name(n)
+        for n in (
+            "AWS_SECRET_ACCESS_KEY",
+            "clientSecret",
+            "db.password",
+            "X-Api-Key",
+            "GITHUB_TOKEN",
+            "tokenizer",
+            "token_url",
+            "public_key_token",
+            "keys",
+            "monkey",
+        )
+    ] == ["secret", "secret", "password", "secret", "secret", None, None, None, None, None]
     assert looks_random(SECRETS["aws_secret"]) and looks_random(SECRETS["toml_api_key"])
-    assert not any(looks_random(v) for v in ("aaaaaaaaaaaaaaaa1", "deadbeefdeadbeef",
-                                             "hunter2hunter2hunter2", "GEOKIT_API_KEY_2",
-                                             "geokit.settings.secret_key2", "${API_TOKEN_2}"))
+    assert not any(
+        looks_random(v)
+        for v in (
+            "aaaaaaaaaaaaaaaa1",
+            "deadbeefdeadbeef",
+            "hunter2hunter2hunter2",
+            "GEOKIT_API_KEY_2",
+            "geokit.settings.secret_key2",
+            "${API_TOKEN_2}",
+        )
+    )
 
 
-@given(st.text(alphabet=st.sampled_from([*string.printable, "é", "\u2028"]),
-               max_size=400))
+@given(st.text(alphabet=st.sampled_from([*string.printable, "é", "\u2028"]), max_size=400))
 def test_any_text_keeps_its_lines(text: str) -> None:
     """Random text: no error, the same line breaks, and a changed line holds a placeholder."""
-    samples = [text, f"password = '{text}'", f"token: {text}",
-               f"-----BEGIN PRIVATE KEY-----{text}"]
+    samples = [text, f"password = '{text}'", f"token: {text}", f"-----BEGIN PRIVATE KEY-----{text}"]
     for sample in samples:
         out = redact_secrets(sample, "x.md").text
         assert out.count("\n") == sample.count("\n")
@@ -422,7 +492,13 @@ def test_any_text_keeps_its_lines(text: str) -> None:
 
 def test_long_adversarial_lines_are_handled() -> None:
     """Inputs that make backtracking regexes quadratic (bounded repeats keep these linear)."""
-    for text in ("token" * 20_000, "a" * 100_000 + "=", "-----BEGIN PRIVATE KEY-----" * 2000,
-                 "//a:" * 20_000, "password=" + "x" * 50_000, "\n".join(["MIIE" * 16] * 5000)):
+    for text in (
+        "token" * 20_000,
+        "a" * 100_000 + "=",
+        "-----BEGIN PRIVATE KEY-----" * 2000,
+        "//a:" * 20_000,
+        "password=" + "x" * 50_000,
+        "\n".join(["MIIE" * 16] * 5000),
+    ):
         result = redact_secrets(text, "x.md")
         assert result.text.count("\n") == text.count("\n")

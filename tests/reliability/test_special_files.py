@@ -28,8 +28,9 @@ from codecite.node_parsers.notebooks import NotebookError, parse_notebook
 HANG = 60  # seconds: a build of the fixture takes about one; more means it hangs
 MEMORY = 2 << 30  # address-space cap for a process that might read a device without end
 SPECIAL = "not a regular file"
-needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
-                                reason="mknod of a character device needs root")
+needs_root = pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="mknod of a character device needs root"
+)
 
 
 def _skipped(root: Path, *args: str) -> dict[str, list[str]]:
@@ -125,13 +126,15 @@ def test_oversized_metadata_file_is_ignored(tmp_path: Path) -> None:
     assert skipped["metadata file larger than 4 MiB"] == ["pyproject.toml"]
 
 
-@pytest.mark.parametrize(("link", "target"), [
-    ("geokit/up", ".."),             # the repository root, above the walk root geokit/
-    ("geokit/agents/top", "../.."),  # two levels up
-    ("docs/guide/home", "../.."),
-])
-def test_link_to_an_enclosing_folder_is_not_walked(link: str, target: str,
-                                                   tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("link", "target"),
+    [
+        ("geokit/up", ".."),  # the repository root, above the walk root geokit/
+        ("geokit/agents/top", "../.."),  # two levels up
+        ("docs/guide/home", "../.."),
+    ],
+)
+def test_link_to_an_enclosing_folder_is_not_walked(link: str, target: str, tmp_path: Path) -> None:
     """Followed, it indexed the repository again below itself, where the built-in
     exclusions (``docs/conf.py``) no longer matched."""
     root = copy_sample(tmp_path / "repo")

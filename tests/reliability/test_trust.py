@@ -35,7 +35,8 @@ def _plant_consistently(root: Path) -> None:
     (index / "nodes.jsonl").write_text("".join(nodes), encoding="utf-8")
     manifest = json.loads((index / "manifest.json").read_text())
     manifest["checksums"]["nodes.jsonl"] = hashlib.sha256(
-        (index / "nodes.jsonl").read_bytes()).hexdigest()
+        (index / "nodes.jsonl").read_bytes()
+    ).hexdigest()
     (index / "manifest.json").write_text(json.dumps(manifest))
 
 
@@ -70,8 +71,9 @@ def test_consistently_edited_index_is_refused_then_rebuilt(sample_repo: Path) ->
     assert cli("query", "-C", str(sample_repo), "static shift").returncode == 0
 
 
-def test_index_from_another_user_is_refused_unless_trusted(sample_repo: Path,
-                                                           other_user: dict[str, str]) -> None:
+def test_index_from_another_user_is_refused_unless_trusted(
+    sample_repo: Path, other_user: dict[str, str]
+) -> None:
     os.environ["XDG_CACHE_HOME"] = str(Path(other_user["XDG_CACHE_HOME"]).parent / "mine")
     codecite.build(sample_repo)  # built under one key ...
     os.environ["XDG_CACHE_HOME"] = other_user["XDG_CACHE_HOME"]  # ... read under another
@@ -102,16 +104,18 @@ def test_a_deleted_checksum_entry_cannot_hide_a_zeroed_array(sample_repo: Path) 
         codecite.load(sample_repo, check_stale=False)
 
 
-@pytest.mark.parametrize("rel", ["bm25/data.csc.index.npy", "extras/doc_refs.json",
-                                 "reuse/keys.npy"])
+@pytest.mark.parametrize(
+    "rel", ["bm25/data.csc.index.npy", "extras/doc_refs.json", "reuse/keys.npy"]
+)
 def test_plain_build_over_a_damaged_index_repairs_it(sample_repo: Path, rel: str) -> None:
     codecite.build(sample_repo)
     path = sample_repo / ".codecite" / rel
     path.write_bytes(b"\x00" * path.stat().st_size)
     build = cli("build", str(sample_repo))
     assert build.returncode == 0 and "up to date" not in build.stdout
-    assert build.stdout.startswith(f"previous index not reused: index file '{path}' does not "
-                                   "match its checksum")
+    assert build.stdout.startswith(
+        f"previous index not reused: index file '{path}' does not match its checksum"
+    )
     assert codecite.load(sample_repo, check_stale=False).query("static shift").nodes
     assert codecite.build(sample_repo).up_to_date
 

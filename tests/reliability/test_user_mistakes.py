@@ -30,8 +30,10 @@ from reliability_support import cli_inproc, copy_sample
 
 import codecite
 
-SUITE = ('{"query": "load a survey", "expected_symbols": ["geokit.io.load_survey"], '
-         '"kind": "identifier"}\n')
+SUITE = (
+    '{"query": "load a survey", "expected_symbols": ["geokit.io.load_survey"], '
+    '"kind": "identifier"}\n'
+)
 
 
 @pytest.fixture
@@ -52,44 +54,53 @@ def _one_line(code: int, out: str, err: str, expected_code: int, command: str) -
     assert code == expected_code, err
     assert out == "" and "Traceback" not in err
     assert err.startswith(f"codecite {command}: ") and err.count("\n") == 1, err
-    return err[len(f"codecite {command}: "):-1]
+    return err[len(f"codecite {command}: ") : -1]
 
 
 # -- output paths that cannot be files: the user's mistake, exit 2, before any work --------
 
+
 @pytest.mark.parametrize("flag", ["--json", "--plot"])
 def test_eval_output_in_a_missing_folder(built_sample: Path, suite: Path, flag: str) -> None:
-    code, out, err = cli_inproc("eval", str(suite), "-C", str(built_sample), flag,
-                                "/nonexistent-dir/x.out")
+    code, out, err = cli_inproc(
+        "eval", str(suite), "-C", str(built_sample), flag, "/nonexistent-dir/x.out"
+    )
     assert _one_line(code, out, err, 2, "eval") == (
         f"{flag} file '/nonexistent-dir/x.out' cannot be made: its folder '/nonexistent-dir' "
-        "does not exist; create that folder or give another path")
+        "does not exist; create that folder or give another path"
+    )
 
 
 @pytest.mark.parametrize("flag", ["--json", "--plot"])
-def test_eval_output_that_is_a_folder(built_sample: Path, suite: Path, tmp_path: Path,
-                                      flag: str) -> None:
-    code, out, err = cli_inproc("eval", str(suite), "-C", str(built_sample), flag,
-                                str(tmp_path))
+def test_eval_output_that_is_a_folder(
+    built_sample: Path, suite: Path, tmp_path: Path, flag: str
+) -> None:
+    code, out, err = cli_inproc("eval", str(suite), "-C", str(built_sample), flag, str(tmp_path))
     assert _one_line(code, out, err, 2, "eval") == (
-        f"{flag} file '{tmp_path}' is a folder; give a file name")
+        f"{flag} file '{tmp_path}' is a folder; give a file name"
+    )
 
 
 @pytest.mark.parametrize("flag", ["--json", "--plot"])
-def test_eval_output_under_a_file(built_sample: Path, suite: Path, a_file: Path,
-                                  flag: str) -> None:
-    code, out, err = cli_inproc("eval", str(suite), "-C", str(built_sample), flag,
-                                str(a_file / "x.out"))
+def test_eval_output_under_a_file(built_sample: Path, suite: Path, a_file: Path, flag: str) -> None:
+    code, out, err = cli_inproc(
+        "eval", str(suite), "-C", str(built_sample), flag, str(a_file / "x.out")
+    )
     assert _one_line(code, out, err, 2, "eval") == (
         f"{flag} file '{a_file / 'x.out'}' runs through a file as if it were a folder; "
-        "give another path")
+        "give another path"
+    )
 
 
 @pytest.mark.parametrize("where", ["missing folder", "folder", "under a file"])
-def test_report_out_that_cannot_be_written(built_sample: Path, tmp_path: Path, a_file: Path,
-                                           where: str) -> None:
-    target = {"missing folder": tmp_path / "nope" / "r.md", "folder": tmp_path,
-              "under a file": a_file / "r.md"}[where]
+def test_report_out_that_cannot_be_written(
+    built_sample: Path, tmp_path: Path, a_file: Path, where: str
+) -> None:
+    target = {
+        "missing folder": tmp_path / "nope" / "r.md",
+        "folder": tmp_path,
+        "under a file": a_file / "r.md",
+    }[where]
     code, out, err = cli_inproc("report", "-C", str(built_sample), "--out", str(target))
     message = _one_line(code, out, err, 2, "report")
     assert message.startswith(f"--out file '{target}' ") and "give " in message
@@ -103,14 +114,14 @@ def test_the_check_leaves_nothing_behind(built_sample: Path, tmp_path: Path) -> 
     bad_suite = tmp_path / "bad.jsonl"
     bad_suite.write_text("{not json\n", encoding="utf-8")
     for target in (new, old):
-        code, _, err = cli_inproc("eval", str(bad_suite), "-C", str(built_sample),
-                                  "--json", str(target))
+        code, _, err = cli_inproc(
+            "eval", str(bad_suite), "-C", str(built_sample), "--json", str(target)
+        )
         assert code == 2 and "bad.jsonl" in err and "Traceback" not in err
     assert not new.exists() and old.read_text(encoding="utf-8") == "previous report\n"
 
 
-def test_good_outputs_are_still_written(built_sample: Path, suite: Path,
-                                        tmp_path: Path) -> None:
+def test_good_outputs_are_still_written(built_sample: Path, suite: Path, tmp_path: Path) -> None:
     out, md = tmp_path / "r.json", tmp_path / "r.md"
     code, _, err = cli_inproc("eval", str(suite), "-C", str(built_sample), "--json", str(out))
     assert code == 0 and err == "" and out.read_text(encoding="utf-8").startswith("{")
@@ -121,10 +132,12 @@ def test_good_outputs_are_still_written(built_sample: Path, suite: Path,
 def test_index_dir_under_a_file(sample_repo: Path, a_file: Path) -> None:
     code, out, err = cli_inproc("build", str(sample_repo), "--index-dir", str(a_file / "idx"))
     assert _one_line(code, out, err, 2, "build") == (
-        f"'{a_file}' is a file where a folder is needed; give another path")
+        f"'{a_file}' is a file where a folder is needed; give another path"
+    )
 
 
 # -- the index folder follows the umask ------------------------------------------------------
+
 
 @pytest.fixture
 def set_umask() -> Iterator[Callable[[int], None]]:
@@ -141,15 +154,17 @@ def set_umask() -> Iterator[Callable[[int], None]]:
 
 
 @pytest.mark.parametrize("mask", [0o022, 0o027, 0o002, 0o077])
-def test_index_folder_follows_the_umask(sample_repo: Path, set_umask: Callable[[int], None],
-                                        mask: int) -> None:
+def test_index_folder_follows_the_umask(
+    sample_repo: Path, set_umask: Callable[[int], None], mask: int
+) -> None:
     set_umask(mask)
     codecite.build(sample_repo)
     index = sample_repo / ".codecite"
-    modes = {p.relative_to(sample_repo).as_posix(): stat.S_IMODE(p.stat().st_mode)
-             for p in [index, *index.rglob("*")]}
-    expected = {rel: (0o777 if (sample_repo / rel).is_dir() else 0o666) & ~mask
-                for rel in modes}
+    modes = {
+        p.relative_to(sample_repo).as_posix(): stat.S_IMODE(p.stat().st_mode)
+        for p in [index, *index.rglob("*")]
+    }
+    expected = {rel: (0o777 if (sample_repo / rel).is_dir() else 0o666) & ~mask for rel in modes}
     assert modes == expected
 
 
@@ -182,10 +197,17 @@ def shared() -> Iterator[Path]:
 
 def _as_nobody(base: Path, *args: str) -> tuple[int, str, str]:
     env = {**os.environ, "HOME": str(base / "home"), "XDG_CACHE_HOME": str(base / "cache")}
-    run = subprocess.run([sys.executable, "-c", AS_NOBODY, *args], env=env, cwd=base,
-                         capture_output=True, text=True, timeout=120)
-    if run.returncode != 0 and ("ModuleNotFoundError" in run.stderr
-                                or "ImportError" in run.stderr):  # the setup, not codecite
+    run = subprocess.run(
+        [sys.executable, "-c", AS_NOBODY, *args],
+        env=env,
+        cwd=base,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if run.returncode != 0 and (
+        "ModuleNotFoundError" in run.stderr or "ImportError" in run.stderr
+    ):  # the setup, not codecite
         pytest.skip(f"this environment cannot run codecite as nobody: {run.stderr[-300:]}")
     return run.returncode, run.stdout, run.stderr
 
@@ -214,8 +236,10 @@ def test_another_users_private_index_is_one_line(roots_repo: Path, shared: Path)
     code, out, err = _as_nobody(shared, "query", "load a survey", "-C", str(roots_repo))
     message = _one_line(code, out, err, 1, "query")
     assert message.startswith(f"no permission to use '{roots_repo / '.codecite'}")
-    assert message.endswith(f"make '{roots_repo / '.codecite'}' readable for you, or build an "
-                            "index of your own with `codecite build --index-dir DIR`")
+    assert message.endswith(
+        f"make '{roots_repo / '.codecite'}' readable for you, or build an "
+        "index of your own with `codecite build --index-dir DIR`"
+    )
 
 
 def test_build_in_a_folder_that_cannot_be_written(roots_repo: Path, shared: Path) -> None:
@@ -223,18 +247,22 @@ def test_build_in_a_folder_that_cannot_be_written(roots_repo: Path, shared: Path
     code, out, err = _as_nobody(shared, "build", str(roots_repo))
     message = _one_line(code, out, err, 1, "build")
     assert message.startswith(f"no permission to use '{roots_repo}")
-    assert message.endswith(f"make '{roots_repo}' writable for you, or build the index "
-                            "elsewhere with --index-dir DIR")
+    assert message.endswith(
+        f"make '{roots_repo}' writable for you, or build the index elsewhere with --index-dir DIR"
+    )
 
 
 @pytest.mark.parametrize("flag", ["--json", "--plot", "--out"])
-def test_output_in_a_folder_that_cannot_be_written(roots_repo: Path, shared: Path,
-                                                   flag: str) -> None:
+def test_output_in_a_folder_that_cannot_be_written(
+    roots_repo: Path, shared: Path, flag: str
+) -> None:
     (shared / "suite.jsonl").write_text(SUITE, encoding="utf-8")
     command = "report" if flag == "--out" else "eval"
     args = ["-C", str(roots_repo), flag, str(roots_repo / "out.file")]
-    code, out, err = _as_nobody(shared, command, *([str(shared / "suite.jsonl")] * (
-        command == "eval")), *args)
+    code, out, err = _as_nobody(
+        shared, command, *([str(shared / "suite.jsonl")] * (command == "eval")), *args
+    )
     assert _one_line(code, out, err, 1, command) == (
         f"no permission to use {flag} file '{roots_repo / 'out.file'}'; make '{roots_repo}' "
-        f"writable for you, or give {flag} a path in a folder you can write")
+        f"writable for you, or give {flag} a path in a folder you can write"
+    )

@@ -51,8 +51,10 @@ def test_symbol_factor_whole_identifier_rule() -> None:
     assert boosts.symbol_factor("load", identifier_mentions("what does `load` return")) == 1.5
 
 
-@given(st.floats(min_value=0, max_value=100), st.lists(st.floats(min_value=0.15, max_value=3),
-                                                        max_size=6))
+@given(
+    st.floats(min_value=0, max_value=100),
+    st.lists(st.floats(min_value=0.15, max_value=3), max_size=6),
+)
 def test_compose_never_lifts_zero_and_multiplies(lexical: float, factors: list[float]) -> None:
     score = boosts.compose(lexical, *factors)
     if lexical == 0:
@@ -70,14 +72,23 @@ def test_lexical_and_propagation() -> None:
     assert boosts.propagated_score(5.0, 10.0, 0.4) == 5.0
 
 
-@pytest.mark.parametrize(("path", "low"), [
-    ("CHANGELOG.md", True), ("docs/changes.rst", True), ("doc/whatsnew/v0.11.1.rst", True),
-    ("doc/source/whats_new/v2.0.rst", True), ("doc/build/changelog/migration_10.rst", True),
-    ("docs/history.rst", True), ("docs/release-process.rst", False),
-    ("doc/source/release/1.15.0-notes.rst", True), ("docs/release.rst", False),
-    ("docs/tutorial/changing_values.md", False),
-    ("docs/api.rst", False), ("docs/licensing_faq/overview.md", False),
-])
+@pytest.mark.parametrize(
+    ("path", "low"),
+    [
+        ("CHANGELOG.md", True),
+        ("docs/changes.rst", True),
+        ("doc/whatsnew/v0.11.1.rst", True),
+        ("doc/source/whats_new/v2.0.rst", True),
+        ("doc/build/changelog/migration_10.rst", True),
+        ("docs/history.rst", True),
+        ("docs/release-process.rst", False),
+        ("doc/source/release/1.15.0-notes.rst", True),
+        ("docs/release.rst", False),
+        ("docs/tutorial/changing_values.md", False),
+        ("docs/api.rst", False),
+        ("docs/licensing_faq/overview.md", False),
+    ],
+)
 def test_changelog_pages_and_folders_are_low_value_docs(path: str, low: bool) -> None:
     from codecite.retrievers.settings import ScoringSettings
 

@@ -38,7 +38,9 @@ OLD_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 OLD_ATX_CLOSER = re.compile(r"(?:^|[ \t]+)#+$")
 OLD_WORKFLOW_LINE = re.compile(
     r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?workflow(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*"
-    r"`?([\w.-]+)`?", re.IGNORECASE)
+    r"`?([\w.-]+)`?",
+    re.IGNORECASE,
+)
 OLD_TRAILING_COMMENT = re.compile(r"[ \t]+#.*$")
 
 
@@ -73,7 +75,7 @@ def old_named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
         if not (inner_capital or (word.isupper() and len(word) > 1)):
             if not word[0].isupper():
                 continue
-            before = query[:m.start()].rstrip()
+            before = query[: m.start()].rstrip()
             if not before or before[-1] in ".?!:;\"'`([":
                 continue
         tokens = tokenizer.tokenize(word)
@@ -91,18 +93,98 @@ def texts(*pieces: str, max_size: int = 40) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(pieces), max_size=max_size).map("".join)
 
 
-IDENTIFIERISH = texts("a", "b", "Z", "_", "1", "é", "静", ".", "..", "(", ")", "`", "``",
-                      " ", "\t", "\n", "-", ",", "ab", "a.b", "f(", "x.y(", "`a`")
+IDENTIFIERISH = texts(
+    "a",
+    "b",
+    "Z",
+    "_",
+    "1",
+    "é",
+    "静",
+    ".",
+    "..",
+    "(",
+    ")",
+    "`",
+    "``",
+    " ",
+    "\t",
+    "\n",
+    "-",
+    ",",
+    "ab",
+    "a.b",
+    "f(",
+    "x.y(",
+    "`a`",
+)
 HEADINGISH = texts("#", "##", "###", " ", "  ", "\t", "a", "b c", "\n", "\r", "\\#", "`")
-RECIPEISH = texts("workflow", "Workflow", "WORKFLOW", ":", " ", "\t", "**", "__", "*", "-",
-                  "+", "`", "a", "a.b", "x-y", "#", "\n", "_")
-PHRASEISH = texts("run", "RUN", "do the same", "do", "the", "same", " ", ".", "a", "_", "1",
-                  "\n", "é", "(", "that", "to")
-NAMEISH = texts("Celery", "PyPI", "phase", "Phase", "TypeError", "ok", "HTTP", "x", "A",
-                " ", "  ", "\n", "\t", ".", "?", ":", "(", "'", "a.B", "_", "1", "é")
+RECIPEISH = texts(
+    "workflow",
+    "Workflow",
+    "WORKFLOW",
+    ":",
+    " ",
+    "\t",
+    "**",
+    "__",
+    "*",
+    "-",
+    "+",
+    "`",
+    "a",
+    "a.b",
+    "x-y",
+    "#",
+    "\n",
+    "_",
+)
+PHRASEISH = texts(
+    "run",
+    "RUN",
+    "do the same",
+    "do",
+    "the",
+    "same",
+    " ",
+    ".",
+    "a",
+    "_",
+    "1",
+    "\n",
+    "é",
+    "(",
+    "that",
+    "to",
+)
+NAMEISH = texts(
+    "Celery",
+    "PyPI",
+    "phase",
+    "Phase",
+    "TypeError",
+    "ok",
+    "HTTP",
+    "x",
+    "A",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    ".",
+    "?",
+    ":",
+    "(",
+    "'",
+    "a.B",
+    "_",
+    "1",
+    "é",
+)
 
 
 # -- equivalence: the new patterns give the old results ---------------------------------
+
 
 @given(IDENTIFIERISH)
 def test_call_or_dotted_matches_the_old_regex(text: str) -> None:
@@ -139,8 +221,9 @@ def test_phrase_patterns_match_the_old_ones(text: str, phrase: str) -> None:
     new, old = routing._phrase_pattern(phrase), old_routing_pattern(phrase)
     assert matches(re.compile(new), text) == matches(re.compile(old), text)
     assert matches(re.compile(new, re.I), text) == matches(re.compile(old, re.I), text)
-    assert expansion._contains_phrase(text, phrase) == \
-        (re.search(old_expansion_pattern(phrase), text) is not None)
+    assert expansion._contains_phrase(text, phrase) == (
+        re.search(old_expansion_pattern(phrase), text) is not None
+    )
 
 
 @given(NAMEISH)
@@ -156,23 +239,44 @@ def grammar(*slots: tuple[str, ...]) -> list[str]:
 
 
 def test_parser_regexes_match_the_old_ones_on_every_line_shape() -> None:
-    headings = grammar(("", " ", "    "), ("", "#", "###", "#######"), ("", " ", "\t "),
-                       ("", "a", "b c", "#", "\\#", "\r"), ("", " ", "\t"),
-                       ("", "#", "##", "a#"), ("", " "), ("", "\n", "\nx"))
+    headings = grammar(
+        ("", " ", "    "),
+        ("", "#", "###", "#######"),
+        ("", " ", "\t "),
+        ("", "a", "b c", "#", "\\#", "\r"),
+        ("", " ", "\t"),
+        ("", "#", "##", "a#"),
+        ("", " "),
+        ("", "\n", "\nx"),
+    )
     for line in headings:
         old, new = OLD_ATX.match(line), docs._ATX.match(line)
         assert (new and (new.span(), new.groups())) == (old and (old.span(), old.groups()))
         assert docs._ATX_CLOSER.sub("", line) == OLD_ATX_CLOSER.sub("", line), repr(line)
-    workflow_lines = grammar(("", " ", "- ", "*\t"), ("", "**", "__", "*"),
-                             ("workflow", "WorkFlow", "work"), ("", "**", "_"), ("", " \t"),
-                             ("", ":"), ("", " ", "  "), ("", "**", "__", "*"), ("", " "),
-                             ("", "`", "``"), ("", "a", "a.b-c", " "),
-                             ("", "`", "*", " # x", "\n"))
+    workflow_lines = grammar(
+        ("", " ", "- ", "*\t"),
+        ("", "**", "__", "*"),
+        ("workflow", "WorkFlow", "work"),
+        ("", "**", "_"),
+        ("", " \t"),
+        ("", ":"),
+        ("", " ", "  "),
+        ("", "**", "__", "*"),
+        ("", " "),
+        ("", "`", "``"),
+        ("", "a", "a.b-c", " "),
+        ("", "`", "*", " # x", "\n"),
+    )
     for line in workflow_lines:
         old, new = OLD_WORKFLOW_LINE.match(line), recipes._WORKFLOW_LINE.match(line)
         assert (new and (new.span(), new.groups())) == (old and (old.span(), old.groups()))
-    for line in grammar(("", "v", "'v"), ("", " ", " \t", "\t\t"), ("", "#", "##"),
-                        ("", " c", "\n", " # d", "\nx"), ("", " ", "\n")):
+    for line in grammar(
+        ("", "v", "'v"),
+        ("", " ", " \t", "\t\t"),
+        ("", "#", "##"),
+        ("", " c", "\n", " # d", "\nx"),
+        ("", " ", "\n"),
+    ):
         assert recipes._TRAILING_COMMENT.sub("", line) == OLD_TRAILING_COMMENT.sub("", line)
 
 
@@ -180,14 +284,19 @@ def test_tokenizer_regexes_match_the_old_ones_on_every_short_string() -> None:
     for n in range(7):
         for chars in itertools.product("a.(` é", repeat=n):
             text = "".join(chars)
-            assert matches(tokenizer._CALL_OR_DOTTED, text) == \
-                matches(OLD_CALL_OR_DOTTED, text), repr(text)
+            assert matches(tokenizer._CALL_OR_DOTTED, text) == matches(OLD_CALL_OR_DOTTED, text), (
+                repr(text)
+            )
             assert matches(tokenizer._CODE_SPAN, text) == matches(OLD_CODE_SPAN, text)
 
 
 def _fixture_lines() -> list[str]:
-    return [line for path in sorted(FIXTURE_REPO.rglob("*")) if path.is_file()
-            for line in path.read_text(encoding="utf-8", errors="replace").splitlines()]
+    return [
+        line
+        for path in sorted(FIXTURE_REPO.rglob("*"))
+        if path.is_file()
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+    ]
 
 
 def test_fixture_corpus_gives_the_old_results() -> None:
@@ -209,6 +318,7 @@ def test_fixture_corpus_gives_the_old_results() -> None:
 
 # -- linearity, without a clock ----------------------------------------------------------
 
+
 def test_fixed_patterns_start_only_where_a_run_starts() -> None:
     """The leading assertion is what keeps each from being retried inside a long run."""
     assert tokenizer._CALL_OR_DOTTED.pattern.startswith(r"(?<!\w)")
@@ -219,25 +329,31 @@ def test_fixed_patterns_start_only_where_a_run_starts() -> None:
     assert routing._phrase_pattern("run").startswith("run")  # the literal first: fast scan
 
 
-@pytest.mark.parametrize(("text", "found"), [
-    ("a" * BIG, []),
-    ("é" * BIG, []),
-    ("A" * BIG + ".", []),
-    ("a" * BIG + ".b", ["a" * BIG + ".b"]),
-    ("a" * BIG + "(", ["a" * BIG]),
-    ("a." * (BIG // 2), ["a." * (BIG // 2 - 1) + "a"]),
-    ("a(" * (BIG // 2), ["a"] * (BIG // 2)),
-])
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("a" * BIG, []),
+        ("é" * BIG, []),
+        ("A" * BIG + ".", []),
+        ("a" * BIG + ".b", ["a" * BIG + ".b"]),
+        ("a" * BIG + "(", ["a" * BIG]),
+        ("a." * (BIG // 2), ["a." * (BIG // 2 - 1) + "a"]),
+        ("a(" * (BIG // 2), ["a"] * (BIG // 2)),
+    ],
+)
 def test_call_or_dotted_on_100k_characters(text: str, found: list[str]) -> None:
     assert tokenizer._CALL_OR_DOTTED.findall(text) == found
 
 
-@pytest.mark.parametrize(("text", "found"), [
-    ("`" * BIG, []),
-    ("`" * BIG + "a", []),
-    ("`" * BIG + "a`", ["a"]),
-    ("`a" * (BIG // 2), ["a"] * (BIG // 4)),
-])
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("`" * BIG, []),
+        ("`" * BIG + "a", []),
+        ("`" * BIG + "a`", ["a"]),
+        ("`a" * (BIG // 2), ["a"] * (BIG // 4)),
+    ],
+)
 def test_code_span_on_100k_characters(text: str, found: list[str]) -> None:
     assert tokenizer._CODE_SPAN.findall(text) == found
 
@@ -292,8 +408,7 @@ def index(built_sample: Path) -> codecite.CodeciteIndex:
 
 
 @pytest.mark.parametrize("shape", sorted(LONG_QUERIES))
-def test_100k_query_through_query_ask_and_tools(index: codecite.CodeciteIndex,
-                                                shape: str) -> None:
+def test_100k_query_through_query_ask_and_tools(index: codecite.CodeciteIndex, shape: str) -> None:
     query = LONG_QUERIES[shape]
     assert len(query) >= BIG - 13
     ctx = index.query(query, k=5)

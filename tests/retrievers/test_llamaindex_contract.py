@@ -38,16 +38,22 @@ def test_retriever_query_engine(built_sample: Path) -> None:
 
 def test_query_fusion_retriever_keeps_our_scores_order(built_sample: Path) -> None:
     index = codecite.load(built_sample)
-    fusion = QueryFusionRetriever([index.retriever(5), index.retriever(5, kind="doc_section")],
-                                  llm=MockLLM(), num_queries=1, mode="reciprocal_rerank",
-                                  similarity_top_k=5, use_async=False)
+    fusion = QueryFusionRetriever(
+        [index.retriever(5), index.retriever(5, kind="doc_section")],
+        llm=MockLLM(),
+        num_queries=1,
+        mode="reciprocal_rerank",
+        similarity_top_k=5,
+        use_async=False,
+    )
     hits = fusion.retrieve("static shift correction")
     assert hits and all(h.node.metadata["source_path"] for h in hits)
 
 
 def test_retriever_tool(built_sample: Path) -> None:
-    tool = RetrieverTool.from_defaults(codecite.load(built_sample).retriever(2),
-                                       name="search_geokit", description="search geokit")
+    tool = RetrieverTool.from_defaults(
+        codecite.load(built_sample).retriever(2), name="search_geokit", description="search geokit"
+    )
     out = tool.call("load survey")
     assert "load_survey" in str(out.content)
 
@@ -67,8 +73,9 @@ def test_persist_round_trip(built_sample: Path, tmp_path: Path) -> None:
     retriever.persist(str(tmp_path / "r"))
     again = CodeciteRetriever.from_persist_dir(str(tmp_path / "r"))
     q = "static shift StaticShiftAgent"
-    assert [(n.node.node_id, round(n.score, 4)) for n in retriever.retrieve(q)] == \
-        [(n.node.node_id, round(n.score, 4)) for n in again.retrieve(q)]
+    assert [(n.node.node_id, round(n.score, 4)) for n in retriever.retrieve(q)] == [
+        (n.node.node_id, round(n.score, 4)) for n in again.retrieve(q)
+    ]
     from_index_dir = CodeciteRetriever.from_persist_dir(str(built_sample / ".codecite"))
     assert from_index_dir.retrieve(q)[0].node.node_id == retriever.retrieve(q)[0].node.node_id
 
@@ -79,13 +86,23 @@ def test_loaded_nodes_equal_validated_text_nodes_and_share_nothing() -> None:
     from codecite.node_parsers.schema import HIDDEN_METADATA_KEYS
     from codecite.retrievers.persist import node_from_record
 
-    meta = {"kind": "python_symbol", "symbol": "pkg.f", "source_path": "pkg/a.py",
-            "refs": ["x"], "public": True}
+    meta = {
+        "kind": "python_symbol",
+        "symbol": "pkg.f",
+        "source_path": "pkg/a.py",
+        "refs": ["x"],
+        "public": True,
+    }
     a = node_from_record({"id": "a", "text": "def f(): ...", "metadata": dict(meta)})
     b = node_from_record({"id": "b", "text": "def g(): ...", "metadata": dict(meta)})
     hidden = [k for k in HIDDEN_METADATA_KEYS if k in meta] + ["public"]
-    validated = TextNode(id_="a", text="def f(): ...", metadata=dict(meta),
-                         excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden)
+    validated = TextNode(
+        id_="a",
+        text="def f(): ...",
+        metadata=dict(meta),
+        excluded_embed_metadata_keys=hidden,
+        excluded_llm_metadata_keys=hidden,
+    )
     assert a.model_dump() == validated.model_dump()
     assert a.hash == validated.hash and a.get_content("llm") == validated.get_content("llm")
     assert a.model_fields_set >= {"id_", "text", "metadata"}

@@ -8,11 +8,22 @@ from codecite.retrievers.mined import mine_expansion, mined_terms
 
 
 def test_pmi_pairs_words_with_the_identifiers_they_describe() -> None:
-    prose = [["raise", "missing", "variable"], ["raise", "missing", "error"],
-             ["missing", "variable", "raise"], ["render", "template"], ["render", "string"],
-             ["render", "template", "string"]]
-    idents = [["strict", "undefined"], ["strict", "undefined"], ["strict"],
-              ["template"], ["template"], ["environment"]]
+    prose = [
+        ["raise", "missing", "variable"],
+        ["raise", "missing", "error"],
+        ["missing", "variable", "raise"],
+        ["render", "template"],
+        ["render", "string"],
+        ["render", "template", "string"],
+    ]
+    idents = [
+        ["strict", "undefined"],
+        ["strict", "undefined"],
+        ["strict"],
+        ["template"],
+        ["template"],
+        ["environment"],
+    ]
     table = mine_expansion(prose, idents, min_word_docs=3, min_pair_docs=2, min_pmi=0.5)
     # P(raise, strict) = 3/6, P(raise) = 3/6, P(strict) = 3/6 -> PMI = log 2
     assert math.log(3 * 6 / (3 * 3)) > 0.5
@@ -22,8 +33,13 @@ def test_pmi_pairs_words_with_the_identifiers_they_describe() -> None:
 
 
 def test_rare_words_and_single_pairs_are_ignored() -> None:
-    table = mine_expansion([["once"], ["twice"], ["twice"]], [["a"], ["b"], ["c"]],
-                           min_word_docs=3, min_pair_docs=2, min_pmi=0.0)
+    table = mine_expansion(
+        [["once"], ["twice"], ["twice"]],
+        [["a"], ["b"], ["c"]],
+        min_word_docs=3,
+        min_pair_docs=2,
+        min_pmi=0.0,
+    )
     assert table == {}
     assert mine_expansion([], []) == {}
 

@@ -50,14 +50,14 @@ IMPL = '''
 def attrib(default=None, validator=None):
     """Define an attribute with a default and a validator."""
 '''
-INIT = '''
+INIT = """
 from ._make import attrib
 ib = attr = attrib
-'''
-DOCS = '''# Attributes
+"""
+DOCS = """# Attributes
 
 Declare each attribute of a record with `pkg.ib` and give it a default.
-'''
+"""
 
 
 def test_a_query_that_finds_an_alias_finds_what_it_renames(tmp_path: Path) -> None:

@@ -26,10 +26,18 @@ keywords = ["phase tensor", "strike"]
 [tool.codecite.expansions]
 "vertical offset" = ["static", "shift", "galvanic"]
 """
-NEUTRAL = ScoringSettings(priority_step=0.0, workflow_boost=1.0, recipe_boost=1.0,
-                          symbol_boost=1.0, doc_propagation=False, mined_expansion=False,
-                          public_api_factor=1.0, low_value_doc_factor=1.0,
-                          max_sections_per_file=0, query_variants=False)
+NEUTRAL = ScoringSettings(
+    priority_step=0.0,
+    workflow_boost=1.0,
+    recipe_boost=1.0,
+    symbol_boost=1.0,
+    doc_propagation=False,
+    mined_expansion=False,
+    public_api_factor=1.0,
+    low_value_doc_factor=1.0,
+    max_sections_per_file=0,
+    query_variants=False,
+)
 
 
 @pytest.fixture(scope="module")
@@ -59,13 +67,32 @@ def test_neutral_settings_rank_exactly_like_plain_bm25s(configured: codecite.Cod
         assert np.allclose([n.score for n in ctx.nodes], plain[order], rtol=1e-5)
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.sampled_from(["shift", "phase", "bread", "survey", "galvanic", "zzz",
-                                 "vertical offset", "strike", "StaticShiftAgent", "the"]),
-                min_size=1, max_size=5))
-def test_zero_lexical_nodes_never_appear(configured: codecite.CodeciteIndex,
-                                         words: list[str]) -> None:
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "shift",
+                "phase",
+                "bread",
+                "survey",
+                "galvanic",
+                "zzz",
+                "vertical offset",
+                "strike",
+                "StaticShiftAgent",
+                "the",
+            ]
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_zero_lexical_nodes_never_appear(
+    configured: codecite.CodeciteIndex, words: list[str]
+) -> None:
     ctx = configured.retriever(100).retrieve_context(" ".join(words))
     for nws in ctx.nodes:
         b = ctx.breakdown[nws.node.node_id]
@@ -76,8 +103,12 @@ def test_zero_lexical_nodes_never_appear(configured: codecite.CodeciteIndex,
 def test_composition_numbers(configured: codecite.CodeciteIndex) -> None:
     ctx = configured.query("static shift StaticShiftAgent", k=20)
     assert ctx.workflow == "static_shift"
-    by_symbol = {n.node.metadata.get("symbol") or n.node.metadata["heading_path"][-1]:
-                 ctx.breakdown[n.node.node_id] for n in ctx.nodes}
+    by_symbol = {
+        n.node.metadata.get("symbol") or n.node.metadata["heading_path"][-1]: ctx.breakdown[
+            n.node.node_id
+        ]
+        for n in ctx.nodes
+    }
     agent = by_symbol["geokit.agents.static_shift.StaticShiftAgent"]
     assert agent.priority == pytest.approx(1.24) and agent.symbol == pytest.approx(1.5)
     assert agent.workflow == pytest.approx(1.6)  # the class text says "static shift"
@@ -88,8 +119,9 @@ def test_composition_numbers(configured: codecite.CodeciteIndex) -> None:
     exact = configured.with_settings(query_variants=False)
     own_words = exact.query("static shift StaticShiftAgent")
     assert ctx.top_score == pytest.approx(own_words.top_score, rel=1e-6)  # v(q) left out
-    assert own_words.top_score == pytest.approx(max(b.composed for b in
-                                                    own_words.breakdown.values()), rel=1e-6)
+    assert own_words.top_score == pytest.approx(
+        max(b.composed for b in own_words.breakdown.values()), rel=1e-6
+    )
 
 
 def test_expansion_is_added_at_its_weight(configured: codecite.CodeciteIndex) -> None:
@@ -115,23 +147,31 @@ def test_feedback_demotes_but_never_erases(tmp_path: Path, sample_repo: Path) ->
     assert after.nodes[0].node.metadata.get("symbol") != symbol
     codecite.build(sample_repo, full=True)  # feedback survives a rebuild
     assert codecite.load(sample_repo).query("strike direction").breakdown[
-        before.nodes[0].node.node_id].feedback == pytest.approx(0.15)
+        before.nodes[0].node.node_id
+    ].feedback == pytest.approx(0.15)
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("StaticShiftAgent", "geokit.agents.static_shift.StaticShiftAgent"),
-    ("estimate_ss_ama", "geokit.agents.static_shift.estimate_ss_ama"),
-    ("phase tensor skew", "geokit.phase.skew"),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("StaticShiftAgent", "geokit.agents.static_shift.StaticShiftAgent"),
+        ("estimate_ss_ama", "geokit.agents.static_shift.estimate_ss_ama"),
+        ("phase tensor skew", "geokit.phase.skew"),
+    ],
+)
 def test_rank_one_cases(configured: codecite.CodeciteIndex, query: str, expected: str) -> None:
     assert _top(configured, query) == expected
 
 
 def test_sub_token_finds_the_class_among_code(configured: codecite.CodeciteIndex) -> None:
-    assert _top(configured, "agent", kind="python_symbol") == \
-        "geokit.agents.static_shift.StaticShiftAgent"
-    assert _top(configured, "shift agent", kind="python_symbol") == \
-        "geokit.agents.static_shift.StaticShiftAgent"
+    assert (
+        _top(configured, "agent", kind="python_symbol")
+        == "geokit.agents.static_shift.StaticShiftAgent"
+    )
+    assert (
+        _top(configured, "shift agent", kind="python_symbol")
+        == "geokit.agents.static_shift.StaticShiftAgent"
+    )
 
 
 def test_filters_apply_before_ranking(configured: codecite.CodeciteIndex) -> None:

@@ -21,7 +21,13 @@ def test_camel_and_snake_case_keep_the_whole_identifier() -> None:
 
 def test_dotted_names_acronyms_and_digits() -> None:
     assert tokenize("pkg.agents.StaticShiftAgent") == [
-        "pkg", "agents", "staticshiftagent", "static", "shift", "agent"]
+        "pkg",
+        "agents",
+        "staticshiftagent",
+        "static",
+        "shift",
+        "agent",
+    ]
     assert split_identifier("getHTTPResponse2") == ["get", "HTTP", "Response", "2"]
     assert tokenize("L22PLT") == ["l22plt", "22", "plt"]
 

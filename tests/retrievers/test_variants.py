@@ -30,15 +30,21 @@ def test_table_groups_the_forms_the_corpus_holds(index: codecite.CodeciteIndex) 
 
 
 def test_code_that_says_correction_matches_correct_and_docs_take_no_variants(
-        index: codecite.CodeciteIndex) -> None:
+    index: codecite.CodeciteIndex,
+) -> None:
     ctx = index.query("how do I correct static shift", k=20)
     assert {"corrected", "correction"} <= set(ctx.variants)
-    by_label = {n.node.metadata.get("symbol") or n.node.metadata.get("heading"):
-                ctx.breakdown[n.node.node_id] for n in ctx.nodes}
+    by_label = {
+        n.node.metadata.get("symbol") or n.node.metadata.get("heading"): ctx.breakdown[
+            n.node.node_id
+        ]
+        for n in ctx.nodes
+    }
     agent = by_label["geokit.agents.static_shift.StaticShiftAgent"]  # "the correction factor"
     assert agent.bm25_v > 0
-    assert agent.lexical == pytest.approx(agent.bm25_q + 0.35 * agent.bm25_e
-                                          + 0.8 * agent.bm25_v, rel=1e-5)
+    assert agent.lexical == pytest.approx(
+        agent.bm25_q + 0.35 * agent.bm25_e + 0.8 * agent.bm25_v, rel=1e-5
+    )
     checks = next(n for n in ctx.nodes if n.node.metadata.get("heading") == "Checks")
     assert "corrected curves" in checks.node.get_content()
     assert by_label["Checks"].bm25_v == 0  # variants reach toward code; prose is the user's
@@ -56,9 +62,12 @@ def test_forms_of_one_word_count_once(index: codecite.CodeciteIndex) -> None:
 
 def test_a_node_repeating_forms_does_not_outscore_its_words() -> None:
     code = {"kind": "python_symbol"}
-    nodes = [TextNode(text="rank ranked ranks of a table", metadata=code),
-             TextNode(text="ranked rows", metadata=code),
-             TextNode(text="unrelated words here"), TextNode(text="more words")]
+    nodes = [
+        TextNode(text="rank ranked ranks of a table", metadata=code),
+        TextNode(text="ranked rows", metadata=code),
+        TextNode(text="unrelated words here"),
+        TextNode(text="more words"),
+    ]
     retriever = CodeciteRetriever.from_nodes(nodes)
     ctx = retriever.retrieve_context("ranking")
     assert ctx.variants == ["rank", "ranked", "ranks"]
