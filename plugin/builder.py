@@ -9,8 +9,6 @@ recomputed from arrays (see ``codecite.terms``).
 from __future__ import annotations
 
 import bisect
-import contextlib
-import gc
 import json
 import logging
 import time
@@ -28,6 +26,7 @@ from codecite.config import DEFAULT_EXAMPLE_DIRS, CodeciteConfig, load_config
 from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
 from codecite.errors import CodeciteError, ConfigError, IndexIntegrityError
 from codecite.lock import Journal, build_lock
+from codecite.records import collector_paused
 from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
 from codecite.seal import SEAL, seal, verifies
 from codecite.store import (
@@ -334,7 +333,7 @@ def build_index(
     started = time.perf_counter()
     cfg = cfg or load_config(root, config_file, index_dir=index_dir)
     check_replaceable(cfg.index_path)  # before the lock file is made beside it
-    with build_lock(cfg.index_path, wait=wait) as journal, _collector_paused():
+    with build_lock(cfg.index_path, wait=wait) as journal, collector_paused():
         recover_index(cfg.index_path, journal, clean=True)
         check_replaceable(cfg.index_path)
         old_manifest, damage = (None, None) if full else _reusable_manifest(cfg)
@@ -365,24 +364,6 @@ def _update(
     previous = _previous(cfg, old_manifest) if old_manifest is not None else None
     results, reparsed = _parse_all(corpus, cfg, previous.files if previous else {}, progress)
     return _write(cfg, corpus, results, previous, embed, progress, journal), reparsed
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Any:
-    """Pause Python's cyclic garbage collector while a build allocates its node tables.
-
-    A build makes hundreds of thousands of small dicts and lists that are freed
-    by reference counting; without the pause the collector re-scans them in
-    full collections that cost a tenth of a one-file build. Nothing a build
-    makes lives in cycles for long, and the collector runs again afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _parse_all(

@@ -281,15 +281,16 @@ def read_node_records(path: Path) -> list[dict[str, Any]]:
         fh = path.open("rb")
     except FileNotFoundError as exc:
         raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
-    with fh, _no_cycle_collection():
+    with fh, collector_paused():
         return _read_lines(path, fh)
 
 
 @contextlib.contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """The cycle collector paused while records are read: decoding makes hundreds of
-    thousands of dicts and lists, none of them garbage, and each collection would walk
-    them all again (reference counting still frees what is dropped)."""
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused meanwhile: reading records or building an index
+    makes hundreds of thousands of dicts and lists, none of them garbage for long, and
+    each full collection would walk them all again (reference counting still frees what
+    is dropped); the collector is switched back on afterwards."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
