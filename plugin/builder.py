@@ -33,6 +33,7 @@ from codecite.store import (
     FORMAT_VERSION,
     MANIFEST,
     NODES,
+    REBUILD_FIX,
     SYMBOLS,
     check_replaceable,
     checksum_files,
@@ -479,7 +480,7 @@ def read_symbols(data: bytes, path: Path) -> list[tuple[dict[str, Any], bytes]]:
     lines = data[len(_SYMBOLS_HEAD) : -len(_SYMBOLS_TAIL)].split(b",\n") if modules else []
     if not data.startswith(_SYMBOLS_HEAD) or len(lines) != len(modules):
         raise IndexIntegrityError(
-            f"index file '{path}' is not laid out one module a line; run `codecite build --full`"
+            f"index file '{path}' is not laid out one module a line; {REBUILD_FIX}"
         )
     return list(zip(modules.values(), lines, strict=True))
 

@@ -43,6 +43,7 @@ from codecite.store import (
     FEEDBACK_TMP,
     MANIFEST,
     NODES,
+    REBUILD_FIX,
     SYMBOLS,
     read_json,
     read_manifest,
@@ -130,15 +131,13 @@ class CodeciteIndex:
         if len(records) != manifest["node_count"]:
             raise IndexIntegrityError(
                 f"index file '{index_dir / NODES}' has {len(records)} "
-                f"nodes, the manifest says {manifest['node_count']}; "
-                "run `codecite build --full`"
+                f"nodes, the manifest says {manifest['node_count']}; {REBUILD_FIX}"
             )
         nodes = _decoded(index_dir / NODES, lambda: [node_from_record(r) for r in records])
         bm25 = _decoded(index_dir / BM25_DIR, lambda: load_bm25(index_dir))
         if _decoded(index_dir / BM25_DIR, lambda: int(bm25.scores["num_docs"])) != len(nodes):
             raise IndexIntegrityError(
-                f"lexical index '{index_dir / BM25_DIR}' does not match "
-                "nodes.jsonl; run `codecite build --full`"
+                f"lexical index '{index_dir / BM25_DIR}' does not match nodes.jsonl; {REBUILD_FIX}"
             )
         _check_feedback(index_dir / FEEDBACK)
         parts = _decoded(index_dir, lambda: load_parts(index_dir, nodes))
@@ -397,12 +396,12 @@ def _decoded(path: Path, make: Any) -> Any:
         return make()
     except FileNotFoundError as exc:
         raise IndexIntegrityError(
-            f"index file '{exc.filename or path}' is missing; run `codecite build --full`"
+            f"index file '{exc.filename or path}' is missing; {REBUILD_FIX}"
         ) from exc
     except (OSError, *_DECODE_ERRORS) as exc:
         raise IndexIntegrityError(
             f"index file '{path}' cannot be read ({type(exc).__name__}: "
-            f"{str(exc)[:200]}); run `codecite build --full`"
+            f"{str(exc)[:200]}); {REBUILD_FIX}"
         ) from exc
 
 
@@ -476,7 +475,7 @@ def _check_tokenizer(index_dir: Path, manifest: dict[str, Any]) -> None:
         raise ManifestError(
             f"index at '{index_dir}' was tokenized with "
             f"{manifest.get('tokenizer')}, this codecite tokenizes queries with "
-            f"{current}; run `codecite build --full`"
+            f"{current}; {REBUILD_FIX}"
         )
 
 

@@ -28,6 +28,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from codecite.errors import IndexIntegrityError
+from codecite.store import REBUILD_FIX
 
 REUSE_DIR = "reuse"
 KEYS_FILE = f"{REUSE_DIR}/keys.json"
@@ -54,7 +55,7 @@ CODED = ("kind", "symbol_type", "workflow", "module")  # few distinct values: st
 CODE_KINDS = ("python_symbol", "python_method")
 DOC_KINDS = ("doc_section", "recipe", "module_doc")
 MAX_PROSE_WORDS = 80
-FIX = "run `codecite build --full`"
+FIX = REBUILD_FIX
 T = TypeVar("T")
 
 
