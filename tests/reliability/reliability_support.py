@@ -90,3 +90,53 @@ def _fake_embedding_class() -> type:
 
 
 FakeEmbedding = _fake_embedding_class()
+
+
+# -- as another user: root drops to uid 65534 ('nobody') in a child ----------------------------
+
+# Everything is imported as root first: the interpreter's own files need not be readable
+# by 'nobody', only what the command reads after the drop.
+AS_NOBODY = """
+import os, sys
+import codecite.builder, codecite.cli, codecite.cli_eval, codecite.cli_extra, codecite.index
+from codecite.cli import main
+os.setgid(65534); os.setuid(65534)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def nobody_folder() -> Path:
+    """A folder every user can enter, with ``home/`` and ``cache/`` owned by nobody (its
+    per-user index key lives there); the caller removes it."""
+    import os
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="codecite-nobody-"))
+    os.chmod(base, 0o755)
+    for own in ("home", "cache"):
+        (base / own).mkdir()
+        os.chown(base / own, 65534, 65534)
+    return base
+
+
+def as_nobody(base: Path, *args: str) -> tuple[int, str, str]:
+    """``codecite ARGS`` run as nobody with ``base`` from ``nobody_folder``; skips the test
+    when this environment cannot run codecite as nobody at all."""
+    import os
+
+    import pytest
+
+    env = {**os.environ, "HOME": str(base / "home"), "XDG_CACHE_HOME": str(base / "cache")}
+    run = subprocess.run(
+        [sys.executable, "-c", AS_NOBODY, *args],
+        env=env,
+        cwd=base,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if run.returncode != 0 and (
+        "ModuleNotFoundError" in run.stderr or "ImportError" in run.stderr
+    ):  # the setup, not codecite
+        pytest.skip(f"this environment cannot run codecite as nobody: {run.stderr[-300:]}")
+    return run.returncode, run.stdout, run.stderr

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from reliability_support import cli, cli_inproc, copy_sample, records_by_file
+from reliability_support import (
+    as_nobody,
+    cli,
+    cli_inproc,
+    copy_sample,
+    nobody_folder,
+    records_by_file,
+)
 
 import codecite
 from codecite import corpus
@@ -259,46 +263,21 @@ def test_unreadable_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.Monkey
     assert codecite.build(root).skipped["unreadable"] == ["docs/private"]
 
 
-# Everything is imported as root first: the interpreter's own files need not be
-# readable by 'nobody', only the repository is read after the drop.
-DROP_PRIVILEGES = """
-import os, sys
-import codecite.builder, codecite.cli, codecite.cli_extra, codecite.index
-from codecite.cli import main
-os.setgid(65534); os.setuid(65534)
-sys.exit(main(["build", sys.argv[1]]))
-"""
-
-
 @pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0,
     reason="needs root to drop to 'nobody'; as a user, chmod 000 works directly",
 )
 def test_unreadable_file_for_real_as_nobody() -> None:
     """A real permission error: the build runs as uid 65534 on a chmod-000 file."""
-    base = Path(tempfile.mkdtemp(prefix="codecite-nobody-"))
+    base = nobody_folder()
     try:
-        os.chmod(base, 0o755)
         root = copy_sample(base / "repo")
         os.chmod(root, 0o777)
         (root / "geokit" / "secret.py").write_text("def hidden():\n    pass\n")
         os.chmod(root / "geokit" / "secret.py", 0o000)
-        (base / "cache").mkdir(mode=0o777)
-        os.chmod(base / "cache", 0o777)  # nobody's cache folder, for its index key
-        env = {**os.environ, "HOME": str(base), "XDG_CACHE_HOME": str(base / "cache")}
-        out = subprocess.run(
-            [sys.executable, "-c", DROP_PRIVILEGES, str(root)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        if out.returncode != 0 and (
-            "ModuleNotFoundError" in out.stderr or "ImportError" in out.stderr
-        ):  # the setup, not codecite
-            pytest.skip(f"this environment cannot run codecite as nobody: {out.stderr[-300:]}")
-        assert out.returncode == 0, out.stderr
-        assert "skipped (unreadable): geokit/secret.py" in out.stdout
+        code, out, err = as_nobody(base, "build", str(root))
+        assert code == 0, err
+        assert "skipped (unreadable): geokit/secret.py" in out
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

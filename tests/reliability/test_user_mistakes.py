@@ -19,14 +19,11 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from reliability_support import cli_inproc, copy_sample
+from reliability_support import as_nobody, cli_inproc, copy_sample, nobody_folder
 
 import codecite
 
@@ -170,46 +167,17 @@ def test_index_folder_follows_the_umask(
 
 # -- permissions: as another user (root drops to nobody) -------------------------------------
 
-AS_NOBODY = """
-import os, sys
-import codecite.builder, codecite.cli, codecite.cli_eval, codecite.cli_extra, codecite.index
-from codecite.cli import main
-os.setgid(65534); os.setuid(65534)
-sys.exit(main(sys.argv[1:]))
-"""
-
 
 @pytest.fixture
 def shared() -> Iterator[Path]:
     """A folder every user can enter (tmp_path is root's own, mode 0700), removed after."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         pytest.skip("needs root to run as 'nobody' (as a user there is no second user to be)")
-    base = Path(tempfile.mkdtemp(prefix="codecite-mistakes-"))
+    base = nobody_folder()
     try:
-        os.chmod(base, 0o755)
-        for own in ("home", "cache"):  # nobody's own, for its per-user index key
-            (base / own).mkdir()
-            os.chown(base / own, 65534, 65534)
         yield base
     finally:
         shutil.rmtree(base, ignore_errors=True)
-
-
-def _as_nobody(base: Path, *args: str) -> tuple[int, str, str]:
-    env = {**os.environ, "HOME": str(base / "home"), "XDG_CACHE_HOME": str(base / "cache")}
-    run = subprocess.run(
-        [sys.executable, "-c", AS_NOBODY, *args],
-        env=env,
-        cwd=base,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if run.returncode != 0 and (
-        "ModuleNotFoundError" in run.stderr or "ImportError" in run.stderr
-    ):  # the setup, not codecite
-        pytest.skip(f"this environment cannot run codecite as nobody: {run.stderr[-300:]}")
-    return run.returncode, run.stdout, run.stderr
 
 
 @pytest.fixture
@@ -227,13 +195,13 @@ def roots_repo(shared: Path, set_umask: Callable[[int], None]) -> Path:
 
 
 def test_another_user_can_query_a_readable_index(roots_repo: Path, shared: Path) -> None:
-    code, out, err = _as_nobody(shared, "query", "load a survey", "-C", str(roots_repo))
+    code, out, err = as_nobody(shared, "query", "load a survey", "-C", str(roots_repo))
     assert code == 0 and "geokit/io.py" in out and "Traceback" not in err, err
 
 
 def test_another_users_private_index_is_one_line(roots_repo: Path, shared: Path) -> None:
     (roots_repo / ".codecite").chmod(0o700)
-    code, out, err = _as_nobody(shared, "query", "load a survey", "-C", str(roots_repo))
+    code, out, err = as_nobody(shared, "query", "load a survey", "-C", str(roots_repo))
     message = _one_line(code, out, err, 1, "query")
     assert message.startswith(f"no permission to use '{roots_repo / '.codecite'}")
     assert message.endswith(
@@ -244,7 +212,7 @@ def test_another_users_private_index_is_one_line(roots_repo: Path, shared: Path)
 
 def test_build_in_a_folder_that_cannot_be_written(roots_repo: Path, shared: Path) -> None:
     (roots_repo / "geokit" / "phase.py").write_text('def changed():\n    """New."""\n')
-    code, out, err = _as_nobody(shared, "build", str(roots_repo))
+    code, out, err = as_nobody(shared, "build", str(roots_repo))
     message = _one_line(code, out, err, 1, "build")
     assert message.startswith(f"no permission to use '{roots_repo}")
     assert message.endswith(
@@ -259,7 +227,7 @@ def test_output_in_a_folder_that_cannot_be_written(
     (shared / "suite.jsonl").write_text(SUITE, encoding="utf-8")
     command = "report" if flag == "--out" else "eval"
     args = ["-C", str(roots_repo), flag, str(roots_repo / "out.file")]
-    code, out, err = _as_nobody(
+    code, out, err = as_nobody(
         shared, command, *([str(shared / "suite.jsonl")] * (command == "eval")), *args
     )
     assert _one_line(code, out, err, 1, command) == (
