@@ -105,12 +105,29 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+def _others_can_enter(path: Path) -> bool:
+    """Every folder from the root down to ``path`` lets other users in (o+x)."""
+    import os
+    import stat
+
+    return all(os.stat(p).st_mode & stat.S_IXOTH for p in [path, *path.parents])
+
+
 def nobody_folder() -> Path:
     """A folder every user can enter, with ``home/`` and ``cache/`` owned by nobody (its
-    per-user index key lives there); the caller removes it."""
+    per-user index key lives there); the caller removes it. Skips the test when nobody
+    could not read this checkout or its environment (a clone in a 0700 folder): codecite
+    and its dependencies import modules lazily, after the drop."""
     import os
     import tempfile
 
+    import pytest
+
+    import codecite
+
+    for needed in (Path(codecite.__file__).resolve().parent, Path(sys.prefix).resolve()):
+        if not _others_can_enter(needed):
+            pytest.skip(f"'nobody' cannot enter '{needed}' (a folder above it is private)")
     base = Path(tempfile.mkdtemp(prefix="codecite-nobody-"))
     os.chmod(base, 0o755)
     for own in ("home", "cache"):
