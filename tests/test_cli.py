@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fixture_facts import SAMPLE_FILES, SAMPLE_NODES
+
 
 def run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -22,13 +24,13 @@ def run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.Completed
 def test_build_stats_query_round_trip(sample_repo: Path) -> None:
     out = run(sample_repo, "build")
     assert out.returncode == 0, out.stderr
-    assert "49 nodes from 13 files" in out.stdout
+    assert f"{SAMPLE_NODES} nodes from {SAMPLE_FILES} files" in out.stdout
     assert "skipped (tests): geokit/conftest.py, geokit/tests/" in out.stdout
     assert "geokit/broken.py: syntax errors near line(s) 9; partially parsed" in out.stdout
     again = run(sample_repo, "build")
     assert again.returncode == 0 and again.stdout.startswith("index is up to date")
     stats = json.loads(run(sample_repo, "stats", "--json").stdout)
-    assert stats["nodes"] == 49 and stats["stale"] is False
+    assert stats["nodes"] == SAMPLE_NODES and stats["stale"] is False
     assert stats["by_kind"]["python_symbol"] == 14
     text = run(sample_repo, "stats").stdout
     assert "fresh" in text and "docs/conf.py" in text

@@ -1,4 +1,4 @@
-"""Golden nodes of the fixture repository: kind, symbol or heading path, span.
+"""Golden nodes of the fixture repository: kind, name, span, signature, params, docstring.
 
 Regenerate after an intended parser change with:
 
@@ -8,6 +8,7 @@ Regenerate after an intended parser change with:
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -15,6 +16,13 @@ from pathlib import Path
 import codecite
 
 GOLDEN = Path(__file__).parent / "golden" / "sample_repo_nodes.jsonl"
+
+
+def _summary(docstring: object) -> str | None:
+    """The docstring's first line: what a reader sees first."""
+    if not isinstance(docstring, str) or not docstring.strip():
+        return None
+    return docstring.strip().splitlines()[0]
 
 
 def _rows(root: Path) -> list[str]:
@@ -30,6 +38,13 @@ def _rows(root: Path) -> list[str]:
                     "name": m.get("symbol") or m.get("heading_path"),
                     "span": [m["start_line"], m["end_line"]],
                     "workflow": m.get("workflow"),
+                    "signature": m.get("signature"),
+                    "params": m.get("params"),
+                    "returns": m.get("returns"),
+                    "summary": _summary(m.get("docstring")),
+                    "symbol_type": m.get("symbol_type"),
+                    "decorators": m.get("decorators"),
+                    "text_sha": hashlib.sha256(node.text.encode("utf-8")).hexdigest()[:16],
                 },
                 sort_keys=True,
             )

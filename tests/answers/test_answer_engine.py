@@ -9,6 +9,7 @@ import sys
 import pytest
 from answers_support import ScriptedLLM, assert_citations_real
 from conftest import FLOOR
+from fixture_facts import SAMPLE_NODES
 from llama_index.core import Settings
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import Response, StreamingResponse
@@ -99,7 +100,7 @@ def test_code_intent_gives_an_import_and_call_from_the_card(geokit_index) -> Non
 def test_meta_question_describes_the_index(geokit_index) -> None:
     r = geokit_index.ask("what is codecite?")
     assert r.metadata["intent"] == "meta" and r.metadata["path"] == "offline_answer"
-    assert "About this index: codecite indexed 49 nodes" in str(r)
+    assert f"About this index: codecite indexed {SAMPLE_NODES} nodes" in str(r)
 
 
 # -- the confidence decision with an explicit floor ----------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixture_facts import SAMPLE_NODES
 from reliability_support import FakeEmbedding, cli
 
 import codecite
@@ -137,8 +138,8 @@ def test_truncated_manifest(built: Path) -> None:
         ),
         ({"format_version": 0}, f"has old format version 0; {FIX}"),
         ({"format_version": "3"}, "has format version 3, newer than"),
-        ({"node_count": 3}, f"has 49 nodes, the manifest says 3; {FIX}"),
-        ({"node_count": "49"}, "field 'node_count' is missing or not a int (edited?)"),
+        ({"node_count": 3}, f"has {SAMPLE_NODES} nodes, the manifest says 3; {FIX}"),
+        ({"node_count": str(SAMPLE_NODES)}, "field 'node_count' is missing or not a int (edited?)"),
         ({"checksums": "x"}, "field 'checksums' is missing or not a dict (edited?)"),
         (
             {"checksums": {"nodes.jsonl": 1, "reuse/keys.json": "", "symbols.json": ""}},
