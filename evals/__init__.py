@@ -1,7 +1,7 @@
 """Evaluation of a codecite index: suites, metrics, the harness, baseline, plots, reports.
 
 Product code never imports this package (only the ``eval`` / ``report``
-commands in ``codecite.cli_eval`` do); it depends on the product, not back.
+commands in ``codecite.cli.eval`` do); it depends on the product, not back.
 
 Example:
     >>> from codecite.evals import load_suites, run_eval          # doctest: +SKIP

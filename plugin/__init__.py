@@ -20,9 +20,9 @@ __all__ = [
 _LAZY = {
     "CodeciteIndex": ("codecite.index", "CodeciteIndex"),
     "load": ("codecite.index", "load"),
-    "build": ("codecite.builder", "build_index"),
-    "load_config": ("codecite.config", "load_config"),
-    "as_tools": ("codecite.tools", "as_tools"),
+    "build": ("codecite.indexer.build", "build_index"),
+    "load_config": ("codecite.config.model", "load_config"),
+    "as_tools": ("codecite.answers.tools", "as_tools"),
 }
 
 

@@ -1,5 +1,5 @@
 """``python -m codecite``."""
 
-from codecite.cli import entry
+from codecite.cli.app import entry
 
 entry()

@@ -22,8 +22,7 @@ from typing import Any
 from llama_index.core.schema import TextNode
 from llama_index.core.vector_stores.types import MetadataFilters
 
-from codecite.config import CodeciteConfig, load_config
-from codecite.corpus import walk_corpus
+from codecite.config.model import CodeciteConfig, load_config
 from codecite.errors import (
     IndexIntegrityError,
     IndexNotFoundError,
@@ -32,13 +31,12 @@ from codecite.errors import (
     StaleIndexError,
     UntrustedIndexError,
 )
-from codecite.lock import build_lock, build_running
-from codecite.records import read_node_records
+from codecite.indexer.corpus import walk_corpus
 from codecite.retrievers.bm25 import CodeciteRetriever
 from codecite.retrievers.lexical import BM25_DIR, load_bm25
 from codecite.retrievers.persist import load_parts, node_from_record
 from codecite.retrievers.results import RetrievedContext
-from codecite.store import (
+from codecite.store.files import (
     FEEDBACK,
     FEEDBACK_TMP,
     MANIFEST,
@@ -50,7 +48,9 @@ from codecite.store import (
     recover_unlocked,
     verify_files,
 )
-from codecite.symbols import SymbolTable
+from codecite.store.lock import build_lock, build_running
+from codecite.store.records import read_node_records
+from codecite.store.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
 KINDS = ("python_symbol", "python_method", "module_doc", "doc_section", "recipe")
@@ -238,7 +238,7 @@ class CodeciteIndex:
         parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
         dense_options = {
             k: kwargs.pop(k) for k in ("embed_model", "vector_store", "symbol_gate") if k in kwargs
-        }  # codecite.dense.hybrid_retriever options
+        }  # codecite.dense.retrieval.hybrid_retriever options
         if "settings" not in kwargs and "feedback" not in kwargs:
             parts["node_arrays"] = self._node_arrays()  # made once, not on every query
         parts.update(kwargs)
@@ -254,7 +254,7 @@ class CodeciteIndex:
         )
         if not dense:
             return lexical
-        from codecite.dense import hybrid_retriever
+        from codecite.dense.retrieval import hybrid_retriever
 
         return hybrid_retriever(self, lexical, similarity_top_k, **dense_options)
 
@@ -360,10 +360,10 @@ class CodeciteIndex:
             f"{s['files']} files<table>{rows}</table>"
         )
 
-    # -- answers (codecite.engine) -------------------------------------------------------------
+    # -- answers (codecite.answers.engine) ---------------------------------------------------
     def as_query_engine(self, **kwargs: Any) -> Any:
         """A ``CodeciteQueryEngine`` over this index (cited answer or clarification)."""
-        from codecite.engine import CodeciteQueryEngine
+        from codecite.answers.engine import CodeciteQueryEngine
 
         return CodeciteQueryEngine(index=self, **kwargs)
 
@@ -374,7 +374,7 @@ class CodeciteIndex:
 
         ``k`` is the number of evidence nodes retrieved (the engine's ``similarity_top_k``).
         """
-        from codecite.engine import CodeciteQueryEngine
+        from codecite.answers.engine import CodeciteQueryEngine
 
         if not isinstance(query, str) or not query.strip():
             raise QueryError("the question is empty; ask a question or name a symbol")
@@ -454,7 +454,7 @@ def _put_back(index_dir: Path) -> bool:
 
 def _check_trusted(cfg: CodeciteConfig, manifest: dict[str, Any]) -> None:
     """Refuse an index this user did not build here, unless the settings trust it."""
-    from codecite.seal import verifies
+    from codecite.store.seal import verifies
 
     if cfg.trust_index_from_elsewhere or verifies(manifest):
         return

@@ -21,7 +21,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE_REPO = Path(__file__).parent / "fixtures" / "sample_repo"
 
-# The per-user key that seals indexes (codecite.seal) lives in a folder of this run, never
+# The per-user key that seals indexes (codecite.store.seal) lives in a folder of this run, never
 # in the user's own cache; subprocesses inherit it, so what a test builds, it may load.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codecite-test-cache-")
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import codecite
-from codecite import store
 from codecite.errors import IndexLockedError, StaleIndexError
 from codecite.index import CodeciteIndex
-from codecite.lock import build_lock, lock_path
+from codecite.store import files as store
+from codecite.store.lock import build_lock, lock_path
 
 
 def _manifest(root: Path) -> dict:
@@ -129,7 +129,7 @@ def test_error_inside_writer_keeps_previous_index(
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(store, "write_bytes_hashed", boom)
-    monkeypatch.setattr("codecite.builder.write_bytes_hashed", boom)
+    monkeypatch.setattr("codecite.indexer.build.write_bytes_hashed", boom)
     with pytest.raises(RuntimeError, match="disk full"):
         codecite.build(sample_repo)
     assert _node_ids(sample_repo) == before
@@ -138,7 +138,7 @@ def test_error_inside_writer_keeps_previous_index(
 
 
 KILLER = """
-import sys, time, codecite.builder as b
+import sys, time, codecite.indexer.build as b
 stage = sys.argv[2]
 orig = getattr(b, stage)
 def slow(*a, **k):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from codecite.indexing import alias_edges, doc_edges
+from codecite.indexer.tables import alias_edges, doc_edges
 from codecite.node_parsers.docs import extract_code_refs
 from codecite.node_parsers.python import parse_python_source
-from codecite.symbols import SymbolTable
-from codecite.terms import Keys, node_keys
+from codecite.store.reuse import Keys, node_keys
+from codecite.store.symbols import SymbolTable
 
 IMPL = '''
 def attrib(default=None):

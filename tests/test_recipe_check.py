@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from codecite.node_parsers.python import module_name_for, parse_python_source
-from codecite.recipe_check import RecipeReport, check_recipes
-from codecite.symbols import SymbolTable
+from codecite.store.symbols import SymbolTable
+from codecite.validation.recipes import RecipeReport, check_recipes
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECIPES = FIXTURES / "valrecipes"

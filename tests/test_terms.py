@@ -20,7 +20,7 @@ from codecite.retrievers.lexical import (
     save_bm25_arrays,
 )
 from codecite.retrievers.mined import Rows, mine_expansion, mine_rows
-from codecite.terms import (
+from codecite.store.reuse import (
     Keys,
     NewRows,
     NodeTerms,

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from codecite.node_parsers.python import module_name_for, parse_python_source
-from codecite.symbols import SymbolTable
-from codecite.validation import validate_generated_code
+from codecite.store.symbols import SymbolTable
+from codecite.validation.checker import validate_generated_code
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

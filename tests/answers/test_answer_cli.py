@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codecite.cli import main
+from codecite.cli.app import main
 
 
 def test_ask_prints_answer_with_numbered_citations(built_sample: Path, capsys) -> None:

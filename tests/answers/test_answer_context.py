@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codecite.confidence import Confidence
-from codecite.context import (
+from codecite.answers.confidence import Confidence
+from codecite.answers.context import (
     ApiCard,
     assemble,
     estimate_tokens,
@@ -13,7 +13,7 @@ from codecite.context import (
     fit_evidence,
     resolve_ref,
 )
-from codecite.routing import route_query
+from codecite.answers.routing import route_query
 
 CONF = Confidence(True, 1.0, 0.35, "calibrated", "test")
 
@@ -118,7 +118,7 @@ def test_api_card_render_example() -> None:
 
 
 def test_neighbour_maps_list_members_file_symbols_and_leaves_in_table_order() -> None:
-    from codecite.symbols import SymbolTable
+    from codecite.store.symbols import SymbolTable
 
     sym = {"kind": "python_symbol", "source_path": "pkg/a.py"}
     table = SymbolTable(

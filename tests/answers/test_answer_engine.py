@@ -14,7 +14,7 @@ from llama_index.core import Settings
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import Response, StreamingResponse
 
-from codecite.engine import (
+from codecite.answers.engine import (
     NO_RUN_NOTICE,
     WORKFLOW_RULE,
     CodeciteQueryEngine,

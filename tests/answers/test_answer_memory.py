@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from codecite.config import load_config
-from codecite.errors import ConfigError
-from codecite.memory import (
+from codecite.answers.session import (
     ProjectRegistry,
     RegistryEntry,
     Session,
     Turn,
     rewrite_followup,
 )
+from codecite.config.model import load_config
+from codecite.errors import ConfigError
 
 REG = ProjectRegistry(
     [

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from codecite.config import CodeciteConfig, WorkflowRule
-from codecite.routing import Route, classify_intent, content_query, route_query
+from codecite.answers.routing import Route, classify_intent, content_query, route_query
+from codecite.config.model import CodeciteConfig, WorkflowRule
 
 
 @pytest.mark.parametrize(

@@ -18,20 +18,26 @@ REPO = Path(__file__).resolve().parents[2]
 QUESTIONS = [
     ("where are the boost factors of the score defined", ["retrievers/boosts.py"]),
     ("how does the tokenizer split CamelCase identifiers", ["retrievers/tokenizer.py"]),
-    ("how is the corpus fingerprint computed", ["plugin/corpus.py"]),
+    ("how is the corpus fingerprint computed", ["plugin/indexer/corpus.py"]),
     (
         "how does an incremental build reuse unchanged files",
-        ["plugin/builder.py", "plugin/terms.py"],
+        ["plugin/indexer/build.py", "plugin/store/reuse.py"],
     ),  # terms: "What an incremental build reuses"
-    ("how do I check generated code for imports that do not exist", ["plugin/validation.py"]),
+    (
+        "how do I check generated code for imports that do not exist",
+        ["plugin/validation/checker.py"],
+    ),
     ("how are reciprocal rank fusion scores computed", ["retrievers/fusion.py"]),
     ("how is a markdown file split into sections", ["node_parsers/docs.py"]),
     (
         "what metrics does the evaluation harness report",
         ["evals/metrics.py", "evals/harness.py", "evals/__init__.py", "docs/evaluation.md"],
     ),
-    ("how is the build lock taken so two builds do not collide", ["plugin/lock.py"]),
-    ("how are follow-up questions rewritten into standalone queries", ["plugin/memory.py"]),
+    ("how is the build lock taken so two builds do not collide", ["plugin/store/lock.py"]),
+    (
+        "how are follow-up questions rewritten into standalone queries",
+        ["plugin/answers/session.py"],
+    ),
     (
         "how does a python file get parsed with tree-sitter",
         ["node_parsers/python.py", "node_parsers/_ts.py"],

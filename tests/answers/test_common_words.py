@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from llama_index.core.schema import TextNode
 
-from codecite.confidence import (
+from codecite.answers.confidence import (
     COMMON_ABSENT_SHARE,
     DEFAULT_COVERAGE_FLOOR,
     assess,
@@ -94,7 +94,7 @@ def test_the_list_maker_reads_comments_and_strings_only_and_skips_tests(tmp_path
 
 
 def test_python_builtin_names_are_not_unknown_tools_but_other_names_are() -> None:
-    from codecite.confidence import named_unknowns
+    from codecite.answers.confidence import named_unknowns
 
     vocab = _retriever().bm25.vocab_dict
     query = "Calling expire raises a TypeError and a DeprecationWarning, unlike in Celery or PyPI"

@@ -30,7 +30,7 @@ from _corpus import make_corpus
 CHILD = """
 import json, os, sys, time
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-import codecite.builder as b
+import codecite.indexer.build as b
 import codecite.node_parsers.docs, codecite.node_parsers.python, codecite.node_parsers.recipes
 t = time.perf_counter()
 r = b.build_index(sys.argv[1], full=sys.argv[2] == "full")

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import codecite
-from codecite.confidence import MIN_SPECIFIC_TOKENS, VAGUE_WORDS, assess
+from codecite.answers.confidence import MIN_SPECIFIC_TOKENS, VAGUE_WORDS, assess
 from codecite.retrievers.tokenizer import query_tokens
 
 HERE = Path(__file__).resolve().parent

@@ -28,11 +28,11 @@ import numpy as np
 from llama_index.core.schema import TextNode
 
 import codecite
+from codecite.dense.vectors import load_vectors, save_vectors
 from codecite.retrievers.bm25 import CodeciteRetriever
 from codecite.retrievers.hybrid import ArrayDenseIndex, HybridRetriever
 from codecite.retrievers.lexical import build_bm25
 from codecite.retrievers.tokenizer import tokenize
-from codecite.vectors import load_vectors, save_vectors
 
 REPO = Path(__file__).resolve().parents[2]
 N_NODES, DIM = 10_000, 384
@@ -82,7 +82,7 @@ def p50_ms(fn, repeat: int = 3) -> float:
 
 
 def throughput(nodes: list[TextNode]) -> tuple[float, float, float] | None:
-    from codecite.embeddings import LocalMiniLMEmbedding, local_available
+    from codecite.dense.embeddings import LocalMiniLMEmbedding, local_available
 
     if not local_available():
         return None

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import codecite
-from codecite import confidence, routing
+from codecite.answers import confidence, routing
 from codecite.node_parsers import docs, recipes
 from codecite.retrievers import expansion, tokenizer
 

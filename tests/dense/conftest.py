@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from dense_fakes import FakeServer, start_fake_server
 
-from codecite import embeddings
+from codecite.dense import embeddings
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 import codecite
-from codecite.dense import hybrid_retriever
+from codecite.dense.retrieval import hybrid_retriever
+from codecite.dense.vectors import VECTOR_IDS, VECTORS, load_vectors
 from codecite.errors import EmbeddingModelMismatchError
 from codecite.retrievers.hybrid import HybridRetriever
-from codecite.vectors import VECTOR_IDS, VECTORS, load_vectors
 
 
 @pytest.fixture

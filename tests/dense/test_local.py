@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import codecite
-from codecite.embeddings import LOCAL_MODEL, local_available
+from codecite.dense.embeddings import LOCAL_MODEL, local_available
 from codecite.retrievers.tokenizer import tokenize
 
 pytestmark = pytest.mark.skipif(

@@ -20,9 +20,9 @@ from dense_fakes import API_KEY, FakeServer
 from llama_index.embeddings.openai import OpenAIEmbedding
 
 import codecite
-from codecite.cli import main
+from codecite.cli.app import main
+from codecite.dense.vectors import VECTOR_IDS, VECTORS
 from codecite.errors import EmbeddingError, EmbeddingModelMismatchError
-from codecite.vectors import VECTOR_IDS, VECTORS
 
 BATCH = 8
 
@@ -172,7 +172,9 @@ def test_no_key_means_lexical_only_with_one_warning(
     with caplog.at_level(logging.WARNING, logger="codecite"):
         report = codecite.build(sample_repo)
     assert report.nodes > 0 and _manifest(sample_repo)["embedding"] is None
-    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("codecite.dense")]
+    warnings = [
+        r.getMessage() for r in caplog.records if r.name.startswith("codecite.dense.retrieval")
+    ]
     assert len(warnings) == 1 and "OPENAI_API_KEY" in warnings[0]
     assert fake_openai.state.requests == 0
     assert not (sample_repo / ".codecite" / VECTORS).exists()
@@ -181,7 +183,7 @@ def test_no_key_means_lexical_only_with_one_warning(
 def test_local_extra_missing_means_lexical_only(
     sample_repo: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ):
-    from codecite import embeddings
+    from codecite.dense import embeddings
 
     monkeypatch.setattr(embeddings, "local_available", lambda: False)
     with caplog.at_level(logging.WARNING, logger="codecite"):

@@ -11,8 +11,8 @@ import pytest
 from dense_fakes import BowEmbedding
 
 import codecite
-from codecite.dense import stored_vectors
-from codecite.vectors import VectorStoreDenseIndex, export_to_vector_store, point_id
+from codecite.dense.retrieval import stored_vectors
+from codecite.dense.vectors import VectorStoreDenseIndex, export_to_vector_store, point_id
 
 qdrant_client = pytest.importorskip("qdrant_client")
 qdrant_store = pytest.importorskip("llama_index.vector_stores.qdrant")

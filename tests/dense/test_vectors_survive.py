@@ -18,9 +18,10 @@ import pytest
 from dense_fakes import API_KEY, FakeServer, hashed_bow
 
 import codecite
-from codecite import dense, embeddings
-from codecite.cli import EXIT_FAIL, EXIT_OK, main
-from codecite.vectors import VECTOR_IDS, VECTORS
+from codecite.cli.app import EXIT_FAIL, EXIT_OK, main
+from codecite.dense import embeddings
+from codecite.dense import retrieval as dense
+from codecite.dense.vectors import VECTOR_IDS, VECTORS
 
 DIM = 32
 EDIT = ("a measure of three-dimensionality", "a zanzibar measure of three-dimensionality")
@@ -367,9 +368,9 @@ def test_vectors_of_an_index_not_built_here_are_not_carried_over(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ):
-    """Another user's key (codecite.seal): the index is rebuilt, its vectors not reused."""
+    """Another user's key (codecite.store.seal): the index is rebuilt, its vectors not reused."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
-    with caplog.at_level("WARNING", logger="codecite.dense"):
+    with caplog.at_level("WARNING", logger="codecite.dense.retrieval"):
         assert _build(str(embedded), "--embed") == EXIT_OK
     assert "not built here" in caplog.text
     assert len(fake_local.embedded) == _manifest(embedded)["node_count"]

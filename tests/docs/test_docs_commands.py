@@ -98,7 +98,7 @@ def test_readme_has_exactly_the_two_setup_commands() -> None:
 
 
 def test_readme_cheat_sheet_lists_every_command() -> None:
-    from codecite import cli
+    from codecite.cli import app as cli
 
     cli._load_extra_commands()
     text = (REPO / "README.md").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from docs_support import REPO
 
-from codecite.cli import main
+from codecite.cli.app import main
 from codecite.node_parsers.recipes import recipe_info
 
 RECIPES = sorted((REPO / "recipes").glob("*.md"))
@@ -38,7 +38,7 @@ def test_check_recipes_passes(own_index: Path, capsys: pytest.CaptureFixture[str
 
 def test_each_recipe_names_real_codecite_symbols(own_index: Path) -> None:
     from codecite.index import load
-    from codecite.recipe_check import check_recipes
+    from codecite.validation.recipes import check_recipes
 
     table = load(REPO, index_dir=str(own_index), check_stale=False).symbol_table
     for report in check_recipes(RECIPES, table):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codecite.cli import main
+from codecite.cli.app import main
 from codecite.evals import plot_curves
 
 REPO = Path(__file__).resolve().parents[2]

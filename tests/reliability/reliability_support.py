@@ -53,7 +53,7 @@ def cli(
 
 def cli_inproc(*args: str) -> tuple[int, str, str]:
     """``codecite ARGS`` in this process (fast): exit code, stdout, stderr."""
-    from codecite.cli import main
+    from codecite.cli.app import main
 
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -98,8 +98,8 @@ FakeEmbedding = _fake_embedding_class()
 # by 'nobody', only what the command reads after the drop.
 AS_NOBODY = """
 import os, sys
-import codecite.builder, codecite.cli, codecite.cli_eval, codecite.cli_extra, codecite.index
-from codecite.cli import main
+import codecite.indexer.build, codecite.cli.app, codecite.cli.eval, codecite.index
+from codecite.cli.app import main
 os.setgid(65534); os.setuid(65534)
 sys.exit(main(sys.argv[1:]))
 """

@@ -26,7 +26,7 @@ from reliability_support import (
 )
 
 import codecite
-from codecite import corpus
+from codecite.indexer import corpus
 
 
 @pytest.fixture(scope="module")

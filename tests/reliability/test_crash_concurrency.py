@@ -24,9 +24,9 @@ import pytest
 from reliability_support import cli, cli_inproc, copy_sample
 
 import codecite
-from codecite import store
 from codecite.errors import IndexIntegrityError
-from codecite.lock import lock_path
+from codecite.store import files as store
+from codecite.store.lock import lock_path
 
 
 def _node_ids(root: Path) -> list[tuple[str, str]]:
@@ -51,17 +51,17 @@ def stop(*a, **k):
         time.sleep(60)
     return orig(*a, **k)
 setattr(target, attr, stop)
-import codecite.builder as b
+import codecite.indexer.build as b
 b.build_index(root, full=True)
 """
 
 STAGES = {
-    "walk": ("codecite.builder", "walk_corpus", 1),
-    "reuse_tables": ("codecite.builder", "assemble", 1),
-    "bm25_save": ("codecite.indexing", "save_bm25_arrays", 1),
-    "derived_tables": ("codecite.indexing", "write_derived", 1),
-    "checksum": ("codecite.builder", "checksum_files", 1),
-    "manifest": ("codecite.builder", "write_json", 1),
+    "walk": ("codecite.indexer.build", "walk_corpus", 1),
+    "reuse_tables": ("codecite.indexer.build", "assemble", 1),
+    "bm25_save": ("codecite.indexer.tables", "save_bm25_arrays", 1),
+    "derived_tables": ("codecite.indexer.tables", "write_derived", 1),
+    "checksum": ("codecite.indexer.build", "checksum_files", 1),
+    "manifest": ("codecite.indexer.build", "write_json", 1),
     "between_renames": ("os", "replace", 2),  # old index retired, new one not yet in
     "old_index_cleanup": ("shutil", "rmtree", 1),  # new index in, old one not yet removed
 }
@@ -100,7 +100,7 @@ def test_keyboard_interrupt_inside_the_writer(
     def interrupt(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("codecite.builder.checksum_files", interrupt)
+    monkeypatch.setattr("codecite.indexer.build.checksum_files", interrupt)
     with pytest.raises(KeyboardInterrupt):
         codecite.build(sample_repo)
     assert _node_ids(sample_repo) == before and _leftovers(sample_repo) == []
@@ -134,7 +134,7 @@ def test_keyboard_interrupt_between_the_renames(
 # A build that holds the lock (stopped at its first parse) until told "go" on stdin.
 HOLDER = """
 import sys
-import codecite.builder as b
+import codecite.indexer.build as b
 orig = b.parse_file
 first = [True]
 def held(*a, **k):
@@ -151,8 +151,8 @@ print("done", flush=True)
 # `codecite build --wait` that says "blocked" the first time it finds the lock taken.
 WAITER = """
 import sys
-import codecite.lock as lock
-from codecite.cli import main
+import codecite.store.lock as lock
+from codecite.cli.app import main
 real = lock._try_lock
 told = [False]
 def try_lock(fd):
@@ -223,7 +223,7 @@ VERSIONS = [
 WRITER = """
 import json, os, sys
 from pathlib import Path
-import codecite, codecite.builder as builder
+import codecite, codecite.indexer.build as builder
 root, versions, builds = Path(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3])
 index_dir = (root / ".codecite").resolve()
 

@@ -22,15 +22,15 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import codecite
-from codecite.config import load_config
+from codecite.config.model import load_config
 from codecite.errors import CodeciteError, ConfigError, SuiteError
 from codecite.evals import load_suite
 from codecite.node_parsers.docs import parse_doc, parse_markdown, parse_rst
 from codecite.node_parsers.python import parse_python_source
 from codecite.node_parsers.recipes import parse_recipe
 from codecite.retrievers.tokenizer import tokenize
-from codecite.symbols import SymbolTable
-from codecite.validation import validate_generated_code
+from codecite.store.symbols import SymbolTable
+from codecite.validation.checker import validate_generated_code
 
 FIXTURE_PY = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo" / "geokit"
 MARKUP = [

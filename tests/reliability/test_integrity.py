@@ -20,10 +20,10 @@ from fixture_facts import SAMPLE_NODES
 from reliability_support import FakeEmbedding, cli
 
 import codecite
-from codecite import store
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, ManifestError
-from codecite.seal import seal
-from codecite.terms import NodeTerms
+from codecite.store import files as store
+from codecite.store.reuse import NodeTerms
+from codecite.store.seal import seal
 
 FIX = "run `codecite build --full`"
 INDEX_FILES = [

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import codecite
-from codecite.lock import build_lock, build_running
+from codecite.store.lock import build_lock, build_running
 
 PROCESSES, TRIALS = 8, 40
 

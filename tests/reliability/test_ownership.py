@@ -16,8 +16,8 @@ import pytest
 from reliability_support import cli, cli_inproc, copy_sample
 
 import codecite
-from codecite import store
 from codecite.errors import ForeignPathError
+from codecite.store import files as store
 
 
 def _tree(path: Path) -> dict[str, str]:
@@ -164,7 +164,7 @@ def test_sibling_folders_named_like_leftovers_survive_every_build(repo: Path, ki
 def test_killed_build_leftovers_are_removed_because_they_were_recorded(repo: Path) -> None:
     codecite.build(repo)
     stopper = (
-        "import os, signal, codecite.builder as b\n"
+        "import os, signal, codecite.indexer.build as b\n"
         "def die(*a, **k):\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
         "b.swap_in = die\n"

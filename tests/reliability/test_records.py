@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from reliability_support import cli, cli_inproc
 
 import codecite
-from codecite import store
 from codecite.errors import IndexIntegrityError
-from codecite.records import METADATA_FIELDS, Shape, read_node_records, record_problem
-from codecite.seal import seal
+from codecite.store import files as store
+from codecite.store.records import METADATA_FIELDS, Shape, read_node_records, record_problem
+from codecite.store.seal import seal
 
 FIX = "run `codecite build --full`"
 LINE = 2  # the record edited: a doc section of docs/guide/static_shift.rst
@@ -257,7 +257,7 @@ def test_missing_and_oversized_files_are_named(
 
 
 def _plain_ok(shape: Shape, value: Any) -> bool:
-    """The schema of codecite.records, read the slow and obvious way."""
+    """The schema of codecite.store.records, read the slow and obvious way."""
     is_int = isinstance(value, int) and not isinstance(value, bool)
     if shape in (Shape.LINE, Shape.COUNT):
         return is_int and value >= (1 if shape is Shape.LINE else 0)

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from reliability_support import FakeEmbedding, _fake_vector, cli_inproc
 
 import codecite
-from codecite.config import load_config
-from codecite.corpus import walk_corpus
-from codecite.redaction import RedactionSummary, looks_random, redact_secrets, secret_name
+from codecite.config.model import load_config
+from codecite.indexer.corpus import walk_corpus
+from codecite.indexer.redaction import RedactionSummary, looks_random, redact_secrets, secret_name
 
 REPO = Path(__file__).resolve().parents[2]
 _RNG = random.Random(11)

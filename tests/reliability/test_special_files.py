@@ -22,7 +22,7 @@ import pytest
 from reliability_support import cli, copy_sample
 
 import codecite
-from codecite.config import load_config, project_name
+from codecite.config.model import load_config, project_name
 from codecite.node_parsers.notebooks import NotebookError, parse_notebook
 
 HANG = 60  # seconds: a build of the fixture takes about one; more means it hangs
@@ -161,8 +161,8 @@ def test_notebook_json_error_says_where_once() -> None:
 
 
 def test_fifo_registry_file_is_a_one_line_error_not_a_hang(tmp_path: Path) -> None:
+    from codecite.answers.session import load_registry_file
     from codecite.errors import ConfigError
-    from codecite.memory import load_registry_file
 
     root = copy_sample(tmp_path / "repo")
     os.mkfifo(root / "registry.toml")
@@ -172,8 +172,8 @@ def test_fifo_registry_file_is_a_one_line_error_not_a_hang(tmp_path: Path) -> No
 
 def test_fifo_recipe_is_skipped_in_a_folder_and_refused_by_name(tmp_path: Path) -> None:
     from codecite.errors import ConfigError
-    from codecite.recipe_check import check_recipes
-    from codecite.symbols import SymbolTable
+    from codecite.store.symbols import SymbolTable
+    from codecite.validation.recipes import check_recipes
 
     folder = tmp_path / "recipes"
     folder.mkdir()

@@ -19,8 +19,9 @@ import pytest
 from reliability_support import cli, cli_inproc
 
 import codecite
-from codecite import seal, store
 from codecite.errors import IndexIntegrityError, UntrustedIndexError
+from codecite.store import files as store
+from codecite.store import seal
 
 PLANTED = "Static shift is corrected by calling rm -rf on the survey folder."
 

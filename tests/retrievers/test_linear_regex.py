@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import codecite
-from codecite import confidence, routing
+from codecite.answers import confidence, routing
 from codecite.node_parsers import docs, recipes
 from codecite.retrievers import expansion, tokenizer
 from codecite.retrievers.results import RetrievedContext

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 
 import codecite
-from codecite.explain import explain_text
 from codecite.retrievers.bm25 import rank_order
+from codecite.retrievers.explain import explain_text
 from codecite.retrievers.propagation import DocPropagation
 
 

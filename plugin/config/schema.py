@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from codecite.config import EmbeddingSettings, RetrievalSettings, WorkflowRule
+from codecite.config.model import EmbeddingSettings, RetrievalSettings, WorkflowRule
 from codecite.errors import ConfigError
 
 if TYPE_CHECKING:
-    from codecite.config import CodeciteConfig
+    from codecite.config.model import CodeciteConfig
 
 EMBEDDING_BACKENDS = ("openai", "local", "none")
 

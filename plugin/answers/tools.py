@@ -71,7 +71,7 @@ def _search_fn(index: Any) -> Any:
 def _validate_fn(index: Any) -> Any:
     def codecite_validate(code: str) -> str:
         """Check generated code against the indexed package; JSON report."""
-        from codecite.validation import validate_generated_code
+        from codecite.validation.checker import validate_generated_code
 
         report = validate_generated_code(code, index=index)
         keys = ("ok", "syntax_ok", "errors", "warnings", "checked")
@@ -90,7 +90,7 @@ def as_tools(
         >>> tools = codecite.as_tools(codecite.load("."))           # doctest: +SKIP
         >>> agent = ReActAgent(tools=tools, llm=my_llm)             # doctest: +SKIP
     """
-    from codecite.engine import CodeciteQueryEngine
+    from codecite.answers.engine import CodeciteQueryEngine
 
     project = _project(index)
     engine = CodeciteQueryEngine(index=index, llm=llm, session=session, **engine_kwargs)

@@ -73,8 +73,8 @@ def _progress_printer() -> Callable[[str, int, int], None] | None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from codecite.builder import build_index
-    from codecite.redaction import RedactionSummary
+    from codecite.indexer.build import build_index
+    from codecite.indexer.redaction import RedactionSummary
 
     root = args.root_pos or args.root
     embed = _embed_request(args) if args.embed else None
@@ -127,7 +127,7 @@ def _print_embedding(info: dict[str, Any] | None, nodes: int, stale_only: bool =
     """The line about vectors: how many nodes lack a current one, else the count."""
     if not info:
         return
-    from codecite.vectors import stale_note
+    from codecite.dense.vectors import stale_note
 
     note = stale_note(info, nodes)
     if note is None and not stale_only:
@@ -158,7 +158,7 @@ def _load(args: argparse.Namespace, check_stale: bool = True) -> Any:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from codecite.redaction import RedactionSummary
+    from codecite.indexer.redaction import RedactionSummary
 
     index = _load(args, check_stale=False)
     stats = index.stats()
@@ -242,7 +242,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(text_table(ctx))
     if args.explain:
-        from codecite.explain import explain_text
+        from codecite.retrievers.explain import explain_text
 
         print()
         print(explain_text(ctx))
@@ -297,7 +297,9 @@ def register(
 
 
 def _load_extra_commands() -> None:
-    from codecite import cli_extra  # noqa: F401  (registers its commands)
+    import codecite.cli.answers
+    import codecite.cli.eval
+    import codecite.cli.validate  # noqa: F401  (each registers its commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -359,7 +359,7 @@ def load_config(
     raw = dict(raw)
     index_dir = overrides.pop("index_dir", None)  # explicit: may lie outside the repository
     raw.update({k: v for k, v in overrides.items() if v is not None})
-    from codecite._config_schema import (  # local: keeps this module short
+    from codecite.config.schema import (  # local: keeps this module short
         check_index_dir,
         explicit_index_dir,
         validate_settings,

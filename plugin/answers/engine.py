@@ -2,7 +2,7 @@
 
 One pass: make a follow-up standalone (session), resolve registry mentions,
 route (intent, workflow), retrieve, decide confidence
-(``codecite.confidence.assess``), assemble the context, then take one path:
+(``codecite.answers.confidence.assess``), assemble the context, then take one path:
 
 - ``clarification``: not confident; say what was understood, what is missing
   and offer up to three closest candidates; no answer text pretending otherwise;
@@ -32,7 +32,7 @@ from llama_index.core.prompts import PromptTemplate
 from llama_index.core.query_engine import CustomQueryEngine
 from llama_index.core.schema import NodeWithScore
 
-from codecite.context import (
+from codecite.answers.context import (
     CODE_KINDS,
     DEFAULT_MAX_EVIDENCE,
     DEFAULT_TOKEN_BUDGET,
@@ -41,8 +41,8 @@ from codecite.context import (
     assemble,
     citation_for,
 )
-from codecite.memory import ProjectRegistry, Rewrite, Turn, rewrite_followup
-from codecite.routing import Intent, content_query, route_query
+from codecite.answers.routing import Intent, content_query, route_query
+from codecite.answers.session import ProjectRegistry, Rewrite, Turn, rewrite_followup
 
 logger = logging.getLogger(__name__)
 
@@ -350,7 +350,7 @@ class CodeciteQueryEngine(CustomQueryEngine):
 
     index: Any = Field(description="the loaded CodeciteIndex")
     llm: Any = Field(default=None, description="a LlamaIndex LLM; None: Settings.llm if set")
-    session: Any = Field(default=None, description="a codecite.memory.Session or None")
+    session: Any = Field(default=None, description="a codecite.answers.session.Session or None")
     registry: Any = Field(default=None, description="ProjectRegistry (default: from config)")
     similarity_top_k: int = Field(default=DEFAULT_TOP_K)
     max_evidence: int = Field(default=DEFAULT_MAX_EVIDENCE)
@@ -366,7 +366,7 @@ class CodeciteQueryEngine(CustomQueryEngine):
 
     def prepare(self, query: str) -> Prepared:
         """Rewrite, resolve, route, retrieve, assess and assemble (no answer yet)."""
-        from codecite.confidence import assess
+        from codecite.answers.confidence import assess
 
         registry = self._registry()
         rewrite = rewrite_followup(query, self.session, registry)

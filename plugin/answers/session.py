@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codecite.config import CodeciteConfig
+from codecite.config.model import CodeciteConfig
 from codecite.errors import ConfigError
 from codecite.retrievers.tokenizer import MAX_QUERY_CHARS
 from codecite.safe_io import MAX_METADATA_BYTES, read_regular_file

@@ -3,7 +3,7 @@
 A generated script is parsed with ``ast`` and every name it takes from the
 indexed package (imports, ``pkg.mod.attr`` chains, calls, methods of instances
 built from known classes) is resolved against the index's symbol table (see
-:mod:`codecite.signatures`). Nothing of the project is imported or executed
+:mod:`codecite.validation.namespace`). Nothing of the project is imported or executed
 unless ``import_check=True`` asks for it, and then only for names the table
 could not prove.
 
@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .signatures import (
+from codecite.store.symbols import SymbolTable
+from codecite.validation.namespace import (
     OPAQUE,
     CallShape,
     Namespace,
@@ -40,7 +41,6 @@ from .signatures import (
     did_you_mean,
     with_hint,
 )
-from .symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
 

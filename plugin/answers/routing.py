@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from codecite.config import CodeciteConfig
+from codecite.config.model import CodeciteConfig
 from codecite.retrievers.expansion import infer_workflow
 
 logger = logging.getLogger(__name__)

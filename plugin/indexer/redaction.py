@@ -567,6 +567,6 @@ class RedactionSummary:
     @classmethod
     def of_index(cls, index_dir: Path) -> RedactionSummary:
         """The summary in the manifest of the index at ``index_dir``."""
-        from codecite.store import read_manifest  # the store is not needed to redact
+        from codecite.store.files import read_manifest  # the store is not needed to redact
 
         return cls.of_manifest(read_manifest(index_dir))

@@ -1,7 +1,7 @@
 """``codecite ask`` and ``codecite chat``: cited answers (or clarifications) in a terminal.
 
-Thin wrappers over ``CodeciteIndex.ask`` and a :class:`codecite.memory.Session`;
-registered with ``codecite.cli.register`` when ``cli_extra`` imports this module.
+Thin wrappers over ``CodeciteIndex.ask`` and a :class:`codecite.answers.session.Session`;
+registered with ``codecite.cli.app.register`` when ``cli_extra`` imports this module.
 No LLM is used unless ``--llm provider:model`` names one.
 """
 
@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from codecite import cli
+from codecite.cli import app as cli
 
 LLM_PROVIDERS = {
     "openai": ("llama_index.llms.openai", "OpenAI", "llama-index-llms-openai"),
@@ -73,7 +73,7 @@ def _engine(args: argparse.Namespace, session: Any) -> Any:
 
 
 def _session(args: argparse.Namespace) -> Any:
-    from codecite.memory import Session
+    from codecite.answers.session import Session
 
     return Session.load(args.session) if args.session else Session()
 

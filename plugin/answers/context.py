@@ -3,7 +3,7 @@
 ``RetrievedContext`` -> :class:`AssembledContext`: the query, the ranked
 evidence with numbered citations (``path:start-end``), the project context
 resolved from the registry, related symbols, API cards of retrieved code
-symbols, and the confidence decision (``codecite.confidence.assess``).
+symbols, and the confidence decision (``codecite.answers.confidence.assess``).
 
 API cards exist so that generated code uses real signatures and parameter
 names instead of prose paraphrases (reference design, section 2.9).
@@ -23,12 +23,12 @@ from typing import Any
 
 from llama_index.core.schema import NodeWithScore
 
-from codecite.confidence import Confidence
-from codecite.memory import RegistryEntry
+from codecite.answers.confidence import Confidence
+from codecite.answers.routing import Route
+from codecite.answers.session import RegistryEntry
 from codecite.retrievers.render import label_of
 from codecite.retrievers.results import RetrievedContext
-from codecite.routing import Route
-from codecite.symbols import SymbolTable
+from codecite.store.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from codecite.errors import (
     IndexNotFoundError,
     ManifestError,
 )
-from codecite.lock import RETIRED, STAGING, Journal, build_lock, build_running, lock_path
+from codecite.store.lock import RETIRED, STAGING, Journal, build_lock, build_running, lock_path
 
 FORMAT_VERSION = 3  # history in CHANGELOG.md
 MANIFEST = "manifest.json"

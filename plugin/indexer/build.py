@@ -3,7 +3,7 @@
 Only files whose content digest changed are re-parsed; nodes of deleted files
 are dropped; everything else (node lines, term counts, keys, namespaces,
 vectors) is reused without decoding it, and the corpus-wide tables are
-recomputed from arrays (see ``codecite.terms``).
+recomputed from arrays (see ``codecite.store.reuse``).
 """
 
 from __future__ import annotations
@@ -22,14 +22,11 @@ from typing import Any
 import numpy as np
 
 from codecite import __version__
-from codecite.config import DEFAULT_EXAMPLE_DIRS, CodeciteConfig, load_config
-from codecite.corpus import Corpus, CorpusFile, FileRole, walk_corpus
+from codecite.config.model import DEFAULT_EXAMPLE_DIRS, CodeciteConfig, load_config
 from codecite.errors import CodeciteError, ConfigError, IndexIntegrityError
-from codecite.lock import Journal, build_lock
-from codecite.records import collector_paused
+from codecite.indexer.corpus import Corpus, CorpusFile, FileRole, walk_corpus
 from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
-from codecite.seal import SEAL, seal, verifies
-from codecite.store import (
+from codecite.store.files import (
     FORMAT_VERSION,
     MANIFEST,
     NODES,
@@ -47,8 +44,9 @@ from codecite.store import (
     write_json,
     write_marker,
 )
-from codecite.symbols import SymbolTable
-from codecite.terms import (
+from codecite.store.lock import Journal, build_lock
+from codecite.store.records import collector_paused
+from codecite.store.reuse import (
     CODE_KINDS,
     REUSE_FILES,
     Keys,
@@ -60,6 +58,8 @@ from codecite.terms import (
     mining_rows,
     node_keys,
 )
+from codecite.store.seal import SEAL, seal, verifies
+from codecite.store.symbols import SymbolTable
 
 logger = logging.getLogger(__name__)
 DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
@@ -92,7 +92,7 @@ class FileResult:
     keys: Keys = field(default_factory=Keys)  # empty for a reused file: see ``rows``
     chunk: bytes | None = None
     rows: OldRows | None = None
-    redacted: int = 0  # secret values replaced by placeholders (codecite.redaction)
+    redacted: int = 0  # secret values replaced by placeholders (codecite.indexer.redaction)
 
     @property
     def count(self) -> int:
@@ -147,10 +147,10 @@ def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
 def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
     # imported here: the parsers make LlamaIndex nodes, and importing llama_index.core
     # (0.75 s) is most of a build that finds nothing changed
+    from codecite.indexer.redaction import redact_secrets
     from codecite.node_parsers.docs import parse_doc, parse_markdown
     from codecite.node_parsers.python import module_name_for, parse_python_source
     from codecite.node_parsers.recipes import parse_recipe
-    from codecite.redaction import redact_secrets
 
     result = FileResult(file.rel, file.digest)
     text = _decode(file, result.warnings)
@@ -393,7 +393,7 @@ def _write(
     progress: Progress | None,
     journal: Journal,
 ) -> dict[str, Any]:
-    from codecite.indexing import annotate_public, write_derived  # retrieval-side tables
+    from codecite.indexer.tables import annotate_public, write_derived  # retrieval-side tables
 
     terms = assemble(
         [fr.rows or _new_rows(fr) for fr in results], previous.terms if previous else None
@@ -520,7 +520,7 @@ def _manifest(
     keys: Keys,
     derived: dict[str, Any],
 ) -> dict[str, Any]:
-    from codecite.redaction import RedactionSummary
+    from codecite.indexer.redaction import RedactionSummary
 
     kinds = Counter(keys.kind)
     workflows = Counter(w or "none" for w in keys.workflow)

@@ -1,7 +1,7 @@
 """``codecite eval`` and ``codecite report``: score suites, write a reproducibility record.
 
 The only product module that imports ``codecite.evals``; it registers its
-commands with ``codecite.cli.register`` when ``cli_extra`` imports it.
+commands with ``codecite.cli.app.register`` when ``cli_extra`` imports it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codecite.cli import (
+from codecite.cli.app import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,

@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any
 
-from .symbols import SymbolTable
+from codecite.store.symbols import SymbolTable
 
 POSITIONAL_KINDS = ("positional_only", "positional_or_keyword")
 # Decorators known to keep a function's signature as written.

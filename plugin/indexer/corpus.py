@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
-from codecite.config import CodeciteConfig
+from codecite.config.model import CodeciteConfig
 from codecite.safe_io import (
     MAX_METADATA_BYTES,
     Refusal,
@@ -207,7 +207,7 @@ def _excluded_by_config(rel: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-# metadata files at the repository root that codecite reads (``codecite.config``): the
+# metadata files at the repository root that codecite reads (``codecite.config.model``): the
 # walk reports one that is not a regular file inside the repository, as it would a source
 METADATA_FILES = ("codecite.toml", "pyproject.toml", "PKG-INFO")
 _REFUSED = {
@@ -400,7 +400,7 @@ class _Walker:
         )
 
     def report_metadata(self) -> None:
-        """List a settings or package metadata file that ``codecite.config`` refuses to
+        """List a settings or package metadata file that ``codecite.config.model`` refuses to
         read (a FIFO, a device, a link out of the repository, oversized) and so ignores."""
         for name in METADATA_FILES:
             path = os.path.join(self.root, name)

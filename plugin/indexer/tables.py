@@ -1,6 +1,6 @@
 """Retrieval-side tables written at build time, from node keys and term rows only.
 
-Every function here reads the slim per-node keys of ``codecite.terms`` (kind,
+Every function here reads the slim per-node keys of ``codecite.store.reuse`` (kind,
 symbol, module, refs, ...), never whole nodes, so an incremental build can
 recompute the tables without decoding ``nodes.jsonl``:
 
@@ -21,15 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from codecite.config import CodeciteConfig
+from codecite.config.model import CodeciteConfig
 from codecite.errors import CodeciteError
 from codecite.retrievers.lexical import bm25_arrays, save_bm25_arrays
 from codecite.retrievers.mined import Rows, mine_rows
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import ScoringSettings
-from codecite.store import read_manifest
-from codecite.symbols import SymbolTable
-from codecite.terms import CODE_KINDS, DOC_KINDS, Keys, NodeTerms, mined
+from codecite.store.files import read_manifest
+from codecite.store.reuse import CODE_KINDS, DOC_KINDS, Keys, NodeTerms, mined
+from codecite.store.symbols import SymbolTable
 
 
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
@@ -248,7 +248,7 @@ def alias_edges(keys: Keys, table: SymbolTable, index_of: dict[str, int]) -> lis
 def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:
     """Prose word -> identifier tokens, mined from documented code nodes.
 
-    A node's prose words and name parts (``codecite.terms.mining_rows``) are
+    A node's prose words and name parts (``codecite.store.reuse.mining_rows``) are
     stored as term rows, so nothing is re-tokenized here.
     """
     nodes = np.array(
@@ -302,7 +302,7 @@ def write_derived(
     )
     embedding = None
     if _vectors_wanted(cfg, embed):
-        from codecite.dense import write_vectors
+        from codecite.dense.retrieval import write_vectors
 
         embedding = write_vectors(index_dir, cfg, records(), embed, progress)
     return {

@@ -28,7 +28,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from codecite.errors import IndexIntegrityError
-from codecite.store import REBUILD_FIX
+from codecite.store.files import REBUILD_FIX
 
 REUSE_DIR = "reuse"
 KEYS_FILE = f"{REUSE_DIR}/keys.json"
@@ -293,7 +293,7 @@ class NodeTerms:
     def load(cls, index_dir: Path, data: dict[str, bytes] | None = None) -> NodeTerms:
         """The arrays saved by ``save``; from ``data`` (verified bytes by relative path)
         when given, else read from ``index_dir``."""
-        from codecite.store import check_size, read_json
+        from codecite.store.files import check_size, read_json
 
         vocab = json.loads(data[VOCAB_FILE]) if data else read_json(index_dir / VOCAB_FILE)
         arrays = {}

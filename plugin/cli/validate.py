@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from codecite import cli
+from codecite.cli import app as cli
 
 
 def _configure_validate(p: argparse.ArgumentParser) -> None:
@@ -22,7 +22,7 @@ def _configure_validate(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from codecite.validation import validate_generated_code
+    from codecite.validation.checker import validate_generated_code
 
     if args.file == "-":
         code = sys.stdin.read()
@@ -51,7 +51,7 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_check_recipes(args: argparse.Namespace) -> int:
-    from codecite.recipe_check import check_recipes
+    from codecite.validation.recipes import check_recipes
 
     index = cli._load(args, check_stale=False)
     root = index.config.root

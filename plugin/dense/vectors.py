@@ -35,7 +35,7 @@ import numpy as np
 
 from codecite.errors import CodeciteError, IndexIntegrityError
 from codecite.retrievers.fusion import l2_normalise
-from codecite.store import NODES, read_verified
+from codecite.store.files import NODES, read_verified
 
 if TYPE_CHECKING:  # the hybrid module imports LlamaIndex; the build does not need it
     from codecite.retrievers.hybrid import DenseHits

@@ -32,9 +32,18 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.schema import QueryBundle
 
-from codecite import embeddings as emb
-from codecite.config import CodeciteConfig, EmbeddingSettings
-from codecite.embeddings import Backend, EmbeddingSpec
+from codecite.config.model import CodeciteConfig, EmbeddingSettings
+from codecite.dense import embeddings as emb
+from codecite.dense.embeddings import Backend, EmbeddingSpec
+from codecite.dense.vectors import (
+    StoredVectors,
+    VectorStoreDenseIndex,
+    load_vectors,
+    reusable_vectors,
+    save_vectors,
+    stale_note,
+    text_key,
+)
 from codecite.errors import (
     CodeciteError,
     ConfigError,
@@ -44,15 +53,6 @@ from codecite.errors import (
 from codecite.retrievers.fusion import l2_normalise
 from codecite.retrievers.hybrid import ArrayDenseIndex, HybridRetriever, redact_secrets
 from codecite.retrievers.results import RetrievedContext
-from codecite.vectors import (
-    StoredVectors,
-    VectorStoreDenseIndex,
-    load_vectors,
-    reusable_vectors,
-    save_vectors,
-    stale_note,
-    text_key,
-)
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -364,11 +364,11 @@ def _assemble(
 def _previous_manifest(cfg: CodeciteConfig) -> dict[str, Any] | None:
     """The manifest of the index this build replaces, if its vectors may be carried over.
 
-    An index not sealed here (``codecite.seal``) is rebuilt in full by the builder;
+    An index not sealed here (``codecite.store.seal``) is rebuilt in full by the builder;
     its vectors are not carried into an index that will be sealed here either.
     """
-    from codecite.seal import verifies
-    from codecite.store import read_manifest
+    from codecite.store.files import read_manifest
+    from codecite.store.seal import verifies
 
     try:
         manifest = read_manifest(cfg.index_path)
@@ -406,7 +406,7 @@ def hybrid_retriever(
         embed_model: embeds queries; default: the backend+model recorded in the
             manifest (needed when the index was built with a custom embedding).
         vector_store: a LlamaIndex vector store holding the vectors (see
-            ``codecite.vectors.export_to_vector_store``) instead of ``vectors.npy``.
+            ``codecite.dense.vectors.export_to_vector_store``) instead of ``vectors.npy``.
         symbol_gate: keep the lexical ranking for queries naming a known symbol.
 
     Raises:

@@ -4,7 +4,7 @@ A recipe that names an API which no longer exists teaches the assistant to
 hallucinate it, so recipes are checked like generated code: every dotted name
 in backticks or in a fenced Python block that starts with an indexed top-level
 package must resolve in the symbol table; Python blocks also go through
-:func:`~codecite.validation.validate_generated_code`; every ``codecite <cmd>``
+:func:`~codecite.validation.checker.validate_generated_code`; every ``codecite <cmd>``
 in backticks or a shell block must be a known subcommand. Nothing is imported.
 
 Example:
@@ -21,11 +21,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
-from .safe_io import MAX_METADATA_BYTES, read_regular_file
-from .signatures import Namespace, RefKind, with_hint
-from .symbols import SymbolTable
-from .validation import validate_generated_code
+from codecite.errors import ConfigError
+from codecite.safe_io import MAX_METADATA_BYTES, read_regular_file
+from codecite.store.symbols import SymbolTable
+from codecite.validation.checker import validate_generated_code
+from codecite.validation.namespace import Namespace, RefKind, with_hint
 
 logger = logging.getLogger(__name__)
 
