@@ -11,10 +11,11 @@ Example:
 
 from __future__ import annotations
 
-from .harness import Decision, EvalReport, decide, run_eval
+from .harness import EvalReport, decide, run_eval
 from .metrics import RecordOutcome, aggregate, is_test_path, symbol_matches
 from .plot import plot_curves
 from .report import reproducibility_report
+from .runs import Decision
 from .suite import (
     Suite,
     SuiteRecord,

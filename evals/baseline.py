@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .harness import BASELINE, Decision, RankedItem, Run, item_of
 from .metrics import symbol_matches
+from .runs import BASELINE, Decision, RankedItem, Run, item_of
 
 logger = logging.getLogger(__name__)
 Span = tuple[str, int, int]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from .baseline import BaselineSystem
 from .metrics import (
     MRR_CUTOFF,
     Metrics,
@@ -30,22 +31,11 @@ from .metrics import (
     is_test_path,
     symbol_matches,
 )
+from .render import report_table
+from .runs import CODECITE, DENSE, Decision, RankedItem, Run, item_of
 from .suite import Suite, SuiteRecord
 
 logger = logging.getLogger(__name__)
-CODECITE, DENSE, BASELINE = "codecite", "codecite+dense", "baseline"
-
-
-@dataclass(frozen=True)
-class Decision:
-    """How the system routed a query, and whether it asked for clarification."""
-
-    intent: str | None = None
-    workflow: str | None = None
-    line: str | None = None
-    clarification: bool = False
-    path: str | None = None
-    routed: bool = True
 
 
 def decide(index: Any, query: str, ctx: Any) -> Decision:
@@ -75,32 +65,6 @@ def decide(index: Any, query: str, ctx: Any) -> Decision:
 Decider = Callable[[Any, str, Any], Decision]
 
 
-@dataclass(frozen=True)
-class RankedItem:
-    """One retrieved result, reduced to what the metrics look at."""
-
-    source_path: str
-    text: str
-    symbol: str | None = None
-    workflow: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    score: float = 0.0
-
-    @property
-    def label(self) -> str:
-        where = f"{self.source_path}:{self.start_line}-{self.end_line}"
-        return f"{self.symbol} ({where})" if self.symbol else where
-
-
-@dataclass(frozen=True)
-class Run:
-    items: tuple[RankedItem, ...]
-    decision: Decision
-    latency_ms: float
-    degraded: str | None = None
-
-
 class System(Protocol):
     name: str
     has_tags: bool
@@ -108,19 +72,6 @@ class System(Protocol):
     def run(self, query: str, top: int) -> Run: ...
 
     def symbol_hits(self, expected: Sequence[str], item: RankedItem) -> frozenset[str]: ...
-
-
-def item_of(nws: Any) -> RankedItem:
-    meta = nws.node.metadata
-    return RankedItem(
-        source_path=str(meta.get("source_path", "")),
-        text=nws.node.get_content(),
-        symbol=meta.get("symbol"),
-        workflow=meta.get("workflow"),
-        start_line=meta.get("start_line"),
-        end_line=meta.get("end_line"),
-        score=float(nws.score or 0.0),
-    )
 
 
 class CodeciteSystem:
@@ -253,8 +204,6 @@ class EvalReport:
         }
 
     def table(self) -> str:
-        from .render import report_table
-
         return report_table(self)
 
 
@@ -272,8 +221,6 @@ def _systems(
                 "(run `codecite build --embed`); lexical results only"
             )
     if baseline:
-        from .baseline import BaselineSystem
-
         systems.append(BaselineSystem.from_index(index, top))
     return systems, notes
 

@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .harness import BASELINE
 from .metrics import lift
+from .runs import BASELINE
 
-if TYPE_CHECKING:
-    from .harness import EvalReport
+
+class EvalReport(Protocol):
+    """What the tables read of a ``harness.EvalReport`` (which imports this module)."""
+
+    @property
+    def k(self) -> int: ...
+    @property
+    def top(self) -> int: ...
+    @property
+    def suites(self) -> tuple[tuple[str, str, int], ...]: ...
+    @property
+    def systems(self) -> tuple[str, ...]: ...
+    @property
+    def primary(self) -> str: ...
+    @property
+    def metrics(self) -> Mapping[str, Mapping[str, Any]]: ...
+    @property
+    def notes(self) -> tuple[str, ...]: ...
 
 
 def fmt(value: Any, signed: bool = False) -> str:

@@ -1,6 +1,6 @@
 """A Markdown reproducibility record of an index and, optionally, its evaluation.
 
-It follows the reproducibility checklist of the reference design: versions,
+It follows the reproducibility checklist of docs/evaluation.md: versions,
 the indexed repository's git commit and dirty state, Python and OS, the
 build command and config digest, the manifest summary, embeddings (provider
 and model only, never a key or endpoint), the eval command, suites and
@@ -19,6 +19,7 @@ from typing import Any
 
 from .harness import EvalReport
 from .render import breakdown_table, overall_table
+from .runs import item_of
 from .suite import Suite
 
 logger = logging.getLogger(__name__)
@@ -145,8 +146,6 @@ def eval_section(report: EvalReport) -> list[str]:
 
 def examples_section(index: Any, suites: Sequence[Suite], k: int = EXAMPLE_TOP) -> list[str]:
     """Top results of the first few suite queries, for comparison with later runs."""
-    from .harness import item_of
-
     records = [r for s in suites for r in s.records][:EXAMPLE_QUERIES]
     lines = ["## Representative query outputs", ""]
     for record in records:

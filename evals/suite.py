@@ -1,11 +1,11 @@
 """Evaluation suites: JSONL files of questions with their expected behaviour.
 
 One JSON object per line; blank lines and lines starting with ``#`` are
-skipped. The field names are those of the reference design, so its suites
-load unchanged; fields this harness does not know are kept in
-``SuiteRecord.extra`` rather than rejected, because suites outlive harness
-versions. A line that is not a JSON object, or whose known fields have the
-wrong type, raises ``SuiteError`` naming the file and line number.
+skipped. The field names are those of docs/evaluation.md ("Suite format");
+fields this harness does not know are kept in ``SuiteRecord.extra`` rather
+than rejected, because suites outlive harness versions. A line that is not a
+JSON object, or whose known fields have the wrong type, raises ``SuiteError``
+naming the file and line number.
 """
 
 from __future__ import annotations

@@ -21,13 +21,9 @@ from typing import Any
 
 from llama_index.core.schema import TextNode
 
-from .docs import (
-    DEFAULT_MAX_SECTION_CHARS,
-    chunks_to_nodes,
-    markdown_chunks,
-    on_source_lines,
-    rst_chunks,
-)
+from .markdown import markdown_chunks
+from .rst import rst_chunks
+from .sections import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, on_source_lines
 
 _SOURCE_KEY = re.compile(r'^\s*"source"\s*:')
 RST_MIMETYPES = ("text/restructuredtext", "text/x-rst")

@@ -52,14 +52,10 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.node_parser.interface import NodeParser
 from llama_index.core.schema import BaseNode, TextNode
 
-from .docs import (
-    DEFAULT_MAX_SECTION_CHARS,
-    chunks_to_nodes,
-    front_matter_end,
-    markdown_chunks,
-    markdown_headings,
-)
+from .doc_lines import front_matter_end
+from .markdown import markdown_chunks, markdown_headings
 from .schema import NodeKind
+from .sections import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes
 
 LIST_KEYS = ("intents", "inputs", "outputs")
 SCALAR_KEYS = ("workflow", "title")

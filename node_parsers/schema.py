@@ -1,32 +1,50 @@
 """The node schema shared by every parser: kinds, metadata keys, stable ids.
 
-Metadata key names are part of codecite's public contract (see DESIGN.md).
+Metadata key names are part of codecite's public contract (listed in docs/migration.md).
 """
 
 from __future__ import annotations
 
 import hashlib
-from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-if TYPE_CHECKING:  # llama_index.core takes 0.75 s to import: only make_node needs it
+from codecite.vocabulary import CODE_KINDS as CODE_KINDS  # declared once, re-exported here
+from codecite.vocabulary import NodeKind as NodeKind
+
+if TYPE_CHECKING:  # importing llama_index.core is slow: only make_node needs it
     from llama_index.core.schema import TextNode
 
 
-class NodeKind(str, Enum):
-    """What a retrievable unit is."""
-
-    PYTHON_SYMBOL = "python_symbol"
-    PYTHON_METHOD = "python_method"
-    MODULE_DOC = "module_doc"
-    DOC_SECTION = "doc_section"
-    RECIPE = "recipe"
-
-    def __str__(self) -> str:
-        return self.value
+ParamKind = Literal[
+    "positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword"
+]
 
 
-CODE_KINDS = frozenset({NodeKind.PYTHON_SYMBOL.value, NodeKind.PYTHON_METHOD.value})
+class Param(TypedDict):
+    """One parameter of a function or class signature (``metadata["params"]``).
+
+    A TypedDict, not a dataclass: nodes store it as a JSON object, key order
+    ``name, annotation, default, kind`` (``inspect.Parameter`` kinds, lower case).
+    ``annotation`` and ``default`` are source text, or None when absent.
+
+    Example:
+        >>> Param(name="x", annotation="int", default="1", kind="keyword_only")["kind"]
+        'keyword_only'
+    """
+
+    name: str
+    annotation: str | None
+    default: str | None
+    kind: ParamKind
+
+
+class ClassField(TypedDict):
+    """An annotated class-body assignment (``metadata["fields"]``): ``size: int = 3``."""
+
+    name: str
+    annotation: str
+    default: str | None
+
 
 # Metadata that bm25/embeddings/LLM prompts should not see as text.
 HIDDEN_METADATA_KEYS = (

@@ -18,7 +18,8 @@ import re
 
 from llama_index.core.schema import TextNode
 
-from .docs import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, on_source_lines, rst_chunks
+from .rst import rst_chunks
+from .sections import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, on_source_lines
 
 _CELL_MARKER = re.compile(r"^#\s*(%%|In\s*\[.*\]:?)|^#{5,}\s*$|^#!")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(\S.*)$")

@@ -15,19 +15,34 @@
      +-- EmbeddingError         an embedding backend configured but not working
      |    +-- EmbeddingModelMismatchError  query model differs from the stored vectors
      +-- SuiteError             a malformed evaluation suite line
+     +-- UsageError             a command-line argument a ``codecite`` command cannot use
 
-Every message names the thing and the fix.
+Every message names the thing and the fix. Each class carries the ``exit_code``
+the ``codecite`` command ends with when it stops on that error (the model is
+click's ``ClickException.exit_code``): 2 when the user's input is the mistake
+(a bad setting, a missing index, an unusable argument), 1 for every other
+failure. ``codecite.cli.shared`` takes its ``EXIT_*`` codes from here.
 """
 
 from __future__ import annotations
 
 
 class CodeciteError(Exception):
-    """Base class of every error codecite raises on purpose."""
+    """Base class of every error codecite raises on purpose.
+
+    Example:
+        >>> from codecite.errors import CodeciteError, ConfigError
+        >>> CodeciteError.exit_code, ConfigError.exit_code
+        (1, 2)
+    """
+
+    exit_code: int = 1  # a failure: the command could not do its work
 
 
 class ConfigError(CodeciteError, ValueError):
     """A configuration key or value is wrong; the message names key, file and fix."""
+
+    exit_code = 2  # the user's mistake
 
 
 class ForeignPathError(ConfigError):
@@ -36,6 +51,8 @@ class ForeignPathError(ConfigError):
 
 class IndexNotFoundError(CodeciteError, FileNotFoundError):
     """No index exists at the expected place."""
+
+    exit_code = 2  # the user's mistake
 
 
 class IndexIntegrityError(CodeciteError):
@@ -61,6 +78,8 @@ class IndexLockedError(CodeciteError):
 class QueryError(CodeciteError, ValueError):
     """A query or retrieval argument cannot be used."""
 
+    exit_code = 2  # the user's mistake
+
 
 class EmbeddingError(CodeciteError):
     """An embedding backend was configured but does not work."""
@@ -72,3 +91,11 @@ class EmbeddingModelMismatchError(EmbeddingError):
 
 class SuiteError(CodeciteError, ValueError):
     """An evaluation suite file has a malformed line."""
+
+    exit_code = 2  # the user's mistake (a suite file they pass)
+
+
+class UsageError(CodeciteError):
+    """A command-line argument a ``codecite`` command cannot use; the message names the fix."""
+
+    exit_code = 2

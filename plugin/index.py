@@ -22,16 +22,14 @@ from typing import Any
 from llama_index.core.schema import TextNode
 from llama_index.core.vector_stores.types import MetadataFilters
 
-from codecite.config.model import CodeciteConfig, load_config
+from codecite.config import CodeciteConfig, load_config
 from codecite.errors import (
     IndexIntegrityError,
     IndexNotFoundError,
-    ManifestError,
     QueryError,
     StaleIndexError,
-    UntrustedIndexError,
 )
-from codecite.indexer.corpus import walk_corpus
+from codecite.indexer.walk import walk_corpus
 from codecite.retrievers.bm25 import CodeciteRetriever
 from codecite.retrievers.lexical import BM25_DIR, load_bm25
 from codecite.retrievers.persist import load_parts, node_from_record
@@ -39,25 +37,31 @@ from codecite.retrievers.results import RetrievedContext
 from codecite.store.files import (
     FEEDBACK,
     FEEDBACK_TMP,
-    MANIFEST,
     NODES,
-    REBUILD_FIX,
     SYMBOLS,
     read_json,
     read_manifest,
-    recover_unlocked,
     verify_files,
 )
 from codecite.store.lock import build_lock, build_running
+from codecite.store.opening import (
+    check_feedback,
+    check_tokenizer,
+    check_trusted,
+    decoded,
+    manifest_now,
+    manifest_stamp,
+    put_back,
+)
 from codecite.store.records import read_node_records
 from codecite.store.symbols import SymbolTable
+from codecite.vocabulary import KINDS, REBUILD_FIX
 
 logger = logging.getLogger(__name__)
-KINDS = ("python_symbol", "python_method", "module_doc", "doc_section", "recipe")
-# What a damaged but checksum-consistent file can raise while being turned into objects.
-_DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 
 
+LOAD_ATTEMPTS = 3  # a load that meets a build's swap reads the index again, this often
+SWAP_RETRY_SECONDS = 0.2  # a swap is two renames: it is over well within this
 QUERY_OPTIONS = frozenset(
     {"kind", "workflow", "path", "filters", "dense", "embed_model", "vector_store", "symbol_gate"}
 )  # the last: dense
@@ -101,17 +105,17 @@ class CodeciteIndex:
         check_stale: bool = True,
     ) -> CodeciteIndex:
         cfg = load_config(path, config_file, index_dir=index_dir)
-        for attempt in range(3):
-            before = _manifest_stamp(cfg.index_path)
+        for attempt in range(LOAD_ATTEMPTS):
+            before = manifest_stamp(cfg.index_path)
             try:
                 index = cls._read(cfg)
                 break
             except (IndexIntegrityError, IndexNotFoundError):
                 # a build swapping the index in leaves it absent or half-read for a moment
-                racing = build_running(cfg.index_path) or _manifest_stamp(cfg.index_path) != before
-                if attempt == 2 or not racing:  # damage, not a build swapping the index in
+                racing = build_running(cfg.index_path) or manifest_stamp(cfg.index_path) != before
+                if attempt == LOAD_ATTEMPTS - 1 or not racing:  # damage, not a swap
                     raise
-                time.sleep(0.2)
+                time.sleep(SWAP_RETRY_SECONDS)
         if check_stale:
             index._warn_if_stale(strict)
         return index
@@ -119,13 +123,13 @@ class CodeciteIndex:
     @classmethod
     def _read(cls, cfg: CodeciteConfig) -> CodeciteIndex:
         index_dir = cfg.index_path
-        if not index_dir.exists() and not _put_back(index_dir):
+        if not index_dir.exists() and not put_back(index_dir):
             raise IndexNotFoundError(
                 f"no index at '{index_dir}'; run `codecite build` in '{cfg.root}' first"
             )
         manifest = read_manifest(index_dir)
-        _check_trusted(cfg, manifest)
-        _check_tokenizer(index_dir, manifest)
+        check_trusted(cfg, manifest)
+        check_tokenizer(index_dir, manifest)
         verify_files(index_dir, manifest)
         records = read_node_records(index_dir / NODES)  # typed: a bad value is named
         if len(records) != manifest["node_count"]:
@@ -133,15 +137,15 @@ class CodeciteIndex:
                 f"index file '{index_dir / NODES}' has {len(records)} "
                 f"nodes, the manifest says {manifest['node_count']}; {REBUILD_FIX}"
             )
-        nodes = _decoded(index_dir / NODES, lambda: [node_from_record(r) for r in records])
-        bm25 = _decoded(index_dir / BM25_DIR, lambda: load_bm25(index_dir))
-        if _decoded(index_dir / BM25_DIR, lambda: int(bm25.scores["num_docs"])) != len(nodes):
+        nodes = decoded(index_dir / NODES, lambda: [node_from_record(r) for r in records])
+        bm25 = decoded(index_dir / BM25_DIR, lambda: load_bm25(index_dir))
+        if decoded(index_dir / BM25_DIR, lambda: int(bm25.scores["num_docs"])) != len(nodes):
             raise IndexIntegrityError(
                 f"lexical index '{index_dir / BM25_DIR}' does not match nodes.jsonl; {REBUILD_FIX}"
             )
-        _check_feedback(index_dir / FEEDBACK)
-        parts = _decoded(index_dir, lambda: load_parts(index_dir, nodes))
-        if _manifest_now(index_dir) != manifest:
+        check_feedback(index_dir / FEEDBACK)
+        parts = decoded(index_dir, lambda: load_parts(index_dir, nodes))
+        if manifest_now(index_dir) != manifest:
             raise IndexIntegrityError(
                 f"index at '{index_dir}' was replaced while it was being "
                 "read (a build finished); load it again"
@@ -154,8 +158,8 @@ class CodeciteIndex:
         if self._symbol_table is None:
             path = self.config.index_path / SYMBOLS
             verify_files(self.config.index_path, self.manifest, only=(SYMBOLS,))
-            modules = _decoded(path, lambda: dict(read_json(path)["modules"]))
-            self._symbol_table = _decoded(
+            modules = decoded(path, lambda: dict(read_json(path)["modules"]))
+            self._symbol_table = decoded(
                 path,
                 lambda: SymbolTable.from_parts(modules.values(), (n.metadata for n in self.nodes)),
             )
@@ -388,95 +392,6 @@ class CodeciteIndex:
                 "path) belong to index.query()"
             )
         return self.as_query_engine(llm=llm, session=session, **kwargs).query(query)
-
-
-def _decoded(path: Path, make: Any) -> Any:
-    """``make()``, with any decoding failure reported as damage to ``path``."""
-    try:
-        return make()
-    except FileNotFoundError as exc:
-        raise IndexIntegrityError(
-            f"index file '{exc.filename or path}' is missing; {REBUILD_FIX}"
-        ) from exc
-    except (OSError, *_DECODE_ERRORS) as exc:
-        raise IndexIntegrityError(
-            f"index file '{path}' cannot be read ({type(exc).__name__}: "
-            f"{str(exc)[:200]}); {REBUILD_FIX}"
-        ) from exc
-
-
-def _check_feedback(path: Path) -> None:
-    """``feedback.json`` is kept across builds, so its fix is removing it, not rebuilding."""
-    if not path.exists():
-        return
-    try:
-        data = read_json(path)
-    except IndexIntegrityError as exc:
-        data = exc
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise IndexIntegrityError(
-            f"'{path}' is damaged or not a feedback table; remove it "
-            "(its votes are lost) or restore it from a backup"
-        )
-
-
-def _manifest_stamp(index_dir: Path) -> tuple[int, int, int] | None:
-    """Identity of the manifest file now: a swapped-in index has another one."""
-    try:
-        st = (index_dir / MANIFEST).stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
-
-
-def _manifest_now(index_dir: Path) -> Any:
-    try:
-        return read_manifest(index_dir)
-    except IndexNotFoundError as exc:
-        raise IndexIntegrityError(
-            f"index at '{index_dir}' was replaced while it was being read; load it again"
-        ) from exc
-
-
-def _put_back(index_dir: Path) -> bool:
-    """True when the index is there after all: put back after a build killed mid-swap.
-
-    A running build between its two renames is not touched: the load is retried.
-    """
-    if build_running(index_dir):
-        if index_dir.exists():
-            return True
-        raise IndexIntegrityError(
-            f"index at '{index_dir}' is being replaced by a running build; load it again"
-        )
-    return recover_unlocked(index_dir) or index_dir.exists()
-
-
-def _check_trusted(cfg: CodeciteConfig, manifest: dict[str, Any]) -> None:
-    """Refuse an index this user did not build here, unless the settings trust it."""
-    from codecite.store.seal import verifies
-
-    if cfg.trust_index_from_elsewhere or verifies(manifest):
-        return
-    raise UntrustedIndexError(
-        f"index at '{cfg.index_path}' was not built by this user on this machine (its keyed "
-        "digest does not verify), so its text may match no source file; run `codecite build` "
-        "to rebuild it here, or set trust_index_from_elsewhere = true in [tool.codecite] to "
-        "serve a prebuilt index you ship on purpose"
-    )
-
-
-def _check_tokenizer(index_dir: Path, manifest: dict[str, Any]) -> None:
-    """Queries must be tokenized exactly as the index was (settings persisted at build)."""
-    from codecite.retrievers.tokenizer import TokenizerSettings
-
-    current = TokenizerSettings().to_json()
-    if manifest.get("tokenizer") != current:
-        raise ManifestError(
-            f"index at '{index_dir}' was tokenized with "
-            f"{manifest.get('tokenizer')}, this codecite tokenizes queries with "
-            f"{current}; {REBUILD_FIX}"
-        )
 
 
 def load(path: str | Path = ".", **kwargs: Any) -> CodeciteIndex:

@@ -21,62 +21,59 @@ from llama_index.core.vector_stores.types import MetadataFilters
 from llama_index.core.vector_stores.utils import build_metadata_filter_fn
 from llama_index.retrievers.bm25 import BM25Retriever
 
-from codecite.node_parsers.schema import CODE_KINDS
+from codecite.vocabulary import CODE_KINDS, PAGE_KINDS  # sections of one page: one cap
 
 from . import boosts
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores, load_bm25, save_bm25
+from .persist import load_retriever, persist_retriever
 from .propagation import DocPropagation
 from .results import RetrievedContext, ScoreBreakdown
 from .settings import ScoringSettings
-from .tokenizer import Mentions, identifier_mentions, is_compound, query_tokens
+from .tokenizer import identifier_mentions, query_tokens
 from .variants import variant_groups, variant_table
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_TOP_K = 10
-PAGE_KINDS = ("doc_section", "recipe")  # sections of one page count against its cap
 MAX_TOP_K = 1000
 
 
 class _NodeArrays:
-    """Per-node vectors the scoring needs, computed once when the retriever is made."""
+    """Per-node vectors the scoring needs, computed once when the retriever is made.
+
+    Each factor vector is at its ``boosts.FACTOR_DTYPES`` precision.
+    """
 
     def __init__(
         self, nodes: Sequence[TextNode], settings: ScoringSettings, feedback: Mapping[str, float]
     ) -> None:
         metas = [n.metadata for n in nodes]
         self.kinds = np.array([m.get("kind") or "" for m in metas])
-        self.workflows = [m.get("workflow") for m in metas]
-        self.priority = np.array(
-            [
-                boosts.priority_factor(int(m.get("priority") or 1), settings.priority_step)
-                for m in metas
-            ],
-            dtype=np.float32,
+        self.workflows = np.array([m.get("workflow") for m in metas], dtype=object)
+        priorities = np.array(
+            [int(m.get("priority") or boosts.NEUTRAL_PRIORITY) for m in metas], dtype=np.int64
         )
-        self.recipe = np.where(self.kinds == "recipe", settings.recipe_boost, 1.0)
+        self.priority = _typed(
+            "priority", boosts.priority_factor(priorities, settings.priority_step)
+        )
+        self.recipe = _typed("recipe", boosts.recipe_factor(self.kinds, settings.recipe_boost))
         self.code = np.isin(self.kinds, list(CODE_KINDS))
-        self.feedback = np.array(
-            [
-                boosts.feedback_factor(float(feedback.get(m["symbol"], 0)), settings.feedback_floor)
-                if m.get("symbol") in feedback
-                else 1.0
-                for m in metas
-            ],
-            dtype=np.float32,
+        symbols: list[str | None] = [m.get("symbol") for m in metas]
+        voted = np.array([sym in feedback for sym in symbols], dtype=bool)
+        votes = np.array([float(feedback.get(sym or "", 0)) for sym in symbols], dtype=np.float64)
+        self.feedback = _typed(
+            "feedback",
+            np.where(voted, boosts.feedback_factor(votes, settings.feedback_floor), boosts.NEUTRAL),
         )
-        self.zero_config = np.array(
-            [settings.zero_config_factor(m) for m in metas], dtype=np.float32
+        self.zero_config = _typed(
+            "zero_config", np.array([settings.zero_config_factor(m) for m in metas])
         )
-        self.leaf_index: dict[str, list[int]] = {}
-        self.compound: set[str] = set()
-        for i, m in enumerate(metas):
-            if m.get("symbol") and m.get("kind") in ("python_symbol", "python_method"):
-                leaf = m["symbol"].rsplit(".", 1)[-1]
-                self.leaf_index.setdefault(leaf.lower(), []).append(i)
-                if is_compound(leaf):
-                    self.compound.add(leaf.lower())
+        leaves = [
+            sym.rsplit(".", 1)[-1] if sym and is_code else ""
+            for sym, is_code in zip(symbols, self.code, strict=True)
+        ]
+        self.leaf_index = boosts.LeafIndex(leaves)
         self.paths = [m.get("source_path") or "" for m in metas]
         self._nodes = nodes
         self._positions: dict[str, int] | None = None
@@ -90,28 +87,14 @@ class _NodeArrays:
             self._positions = {n.node_id: i for i, n in enumerate(self._nodes)}
         return self._positions
 
-    def workflow_vector(self, workflow: str | None, boost: float) -> np.ndarray:
-        if workflow is None:
-            return np.ones(len(self.workflows), dtype=np.float32)
-        return np.array([boost if w == workflow else 1.0 for w in self.workflows], dtype=np.float32)
 
-    def symbol_vector(self, mentions: Mentions, boost: float) -> np.ndarray:
-        """``boost`` for nodes whose leaf name the query mentions.
-
-        A compound name (``select_template``, ``FileSystemLoader``) counts wherever
-        it appears; a one-word name (``load``) only where the query writes it as
-        code, since as plain English it names nothing in particular.
-        """
-        out = np.ones(len(self.workflows), dtype=np.float32)
-        for word in mentions.words:
-            if word in self.compound or word in mentions.code:
-                for i in self.leaf_index.get(word, ()):
-                    out[i] = boost
-        return out
+def _typed(factor: str, values: np.ndarray) -> np.ndarray:
+    """``values`` at the precision ``factor`` is multiplied at (``boosts.FACTOR_DTYPES``)."""
+    return np.asarray(values).astype(boosts.FACTOR_DTYPES[factor])
 
 
 class CodeciteRetriever(BM25Retriever):
-    """Identifier-aware BM25 with expansion and the composed boosts of DESIGN.md.
+    """Identifier-aware BM25 with expansion and the composed boosts (docs/retrieval.md).
 
     Example:
         >>> index = codecite.load("path/to/repo")                 # doctest: +SKIP
@@ -231,18 +214,28 @@ class CodeciteRetriever(BM25Retriever):
         e = bm25_scores(self.bm25, expansion)
         forms = self.query_variants(tokens, expansion) if variants else []
         # variants reach toward the code's forms of a word: only code nodes take them
-        v = np.where(self._arrays.code, variant_scores(self.bm25, forms), 0.0).astype(np.float32)
-        lexical = q + s.expansion_weight * e + s.variant_weight * v
+        v = np.where(self._arrays.code, variant_scores(self.bm25, forms), 0.0)
+        v = v.astype(boosts.SCORE_DTYPE)
+        lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
         if self._mask is not None:
             lexical = np.where(self._mask, lexical, 0.0)
         a = self._arrays
-        wf = a.workflow_vector(workflow, s.workflow_boost)
-        sym = a.symbol_vector(identifier_mentions(query), s.symbol_boost)
-        factors = a.priority * wf * a.recipe * sym * a.feedback * a.zero_config
-        composed = np.where(lexical > 0, lexical * factors, 0.0).astype(np.float32)
+        wf = _typed("workflow", boosts.workflow_factor(a.workflows, workflow, s.workflow_boost))
+        mentions = identifier_mentions(query)
+        sym = _typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
+        by_name = {
+            "priority": a.priority,
+            "workflow": wf,
+            "recipe": a.recipe,
+            "symbol": sym,
+            "feedback": a.feedback,
+            "zero_config": a.zero_config,
+        }
+        factors = boosts.factor_product(*(by_name[name] for name in boosts.FACTORS))
+        composed = boosts.compose(lexical, factors).astype(boosts.SCORE_DTYPE)
         # the confidence proxy ignores v(q): variants widen the search, not the claim
-        own_words = lexical - s.variant_weight * v
-        top = float(np.where(own_words > 0, own_words * factors, 0.0).max(initial=0.0))
+        own_words = boosts.own_words_score(lexical, v, s.variant_weight)
+        top = float(boosts.compose(own_words, factors).max(initial=0.0))
         final, sources = composed, None
         if self.propagation is not None and s.doc_propagation:
             final, sources = self.propagation.apply(
@@ -327,8 +320,6 @@ class CodeciteRetriever(BM25Retriever):
     # -- persistence ---------------------------------------------------------------------
     def persist(self, path: str, encoding: str = "utf-8", **kwargs: Any) -> None:
         """Write the nodes, the bm25s arrays and the settings to ``path`` (no pickle)."""
-        from .persist import persist_retriever
-
         persist_retriever(self, Path(path))
 
     @classmethod
@@ -336,8 +327,6 @@ class CodeciteRetriever(BM25Retriever):
         cls, path: str, encoding: str = "utf-8", **kwargs: Any
     ) -> CodeciteRetriever:
         """Load a retriever from ``path`` (an index dir or a ``persist()`` output)."""
-        from .persist import load_retriever
-
         return load_retriever(cls, Path(path), **kwargs)
 
 

@@ -1,16 +1,44 @@
-"""The factors of the composed score, each a pure function (DESIGN.md, "Retrieval model").
+"""The terms of the composed score, each a pure function (docs/retrieval.md, sections 2-5).
 
-    s(c) = L(c) * [1 + 0.12 (priority(c) - 1)] * b_wf * b_recipe * b_sym * b_fb
+    L(c) = BM25(c, q) + 0.35 * BM25(c, e(q)) + 0.8 * BM25(c, v(q))
+    s(c) = L(c) * priority(c) * b_wf * b_recipe * b_sym * b_fb * z(c)
+
+These are the functions the scorer runs: ``retrievers/bm25.py`` calls them on
+one NumPy array per term (a value per node), ``retrievers/propagation.py`` along
+the doc-reference edges, and ``ScoreBreakdown.recompose`` (what ``--explain``
+shows) on one node's scalars. Each takes scalars or arrays and returns the same
+shape: a NumPy scalar (a ``float``) for scalars. The zero-config factor z(c)
+is ``ScoringSettings.zero_config_factor``, computed once per node.
 
 Multiplicative, so one strong signal (an exact symbol match) is not diluted by
 several weak ones; each factor is 1 unless its condition fires, and none can
 lift a chunk with L(c) = 0 (no boost creates relevance).
+
+Rounding is part of the formula: the factors multiply in the order of
+``FACTORS``, each at the precision of ``FACTOR_DTYPES``, and the product
+multiplies ``L(c)`` last. The recipe factor is float64 while the others are
+float32, so the product is float32 up to the recipe factor and float64 after
+it; changing an order or a precision moves scores in their last bits.
 """
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Container, Sequence
+from functools import reduce
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from codecite.vocabulary import NodeKind
+
 from .tokenizer import Mentions, is_compound
 
+DEFAULT_EXPANSION_WEIGHT = 0.35
+DEFAULT_VARIANT_WEIGHT = 0.8
+NEUTRAL = 1.0  # the value of a factor whose condition does not fire
+NEUTRAL_PRIORITY = 1
 DEFAULT_PRIORITY_STEP = 0.12
 DEFAULT_WORKFLOW_BOOST = 1.6
 DEFAULT_RECIPE_BOOST = 1.25
@@ -18,80 +46,204 @@ DEFAULT_SYMBOL_BOOST = 1.5
 DEFAULT_FEEDBACK_FLOOR = 0.15
 FEEDBACK_STEP = 0.2
 FEEDBACK_CEILING = 2.0
+DEFAULT_PROPAGATION_SHARE = 1.0
+
+# The factors of s(c) in the order they multiply (``ScoreBreakdown`` has a field for each).
+FACTORS = ("priority", "workflow", "recipe", "symbol", "feedback", "zero_config")
+SCORE_DTYPE = np.float32  # BM25 scores, L(c), s(c) and the final score
+FACTOR_DTYPES = MappingProxyType(
+    {
+        "priority": np.float32,
+        "workflow": np.float32,
+        "recipe": np.float64,
+        "symbol": np.float32,
+        "feedback": np.float32,
+        "zero_config": np.float32,
+    }
+)
 
 
-def lexical_score(bm25_q: float, bm25_e: float, expansion_weight: float = 0.35) -> float:
-    """``L(c) = BM25(c, q) + w * BM25(c, e(q))``: expansion terms count less than the user's."""
-    return bm25_q + expansion_weight * bm25_e
+def _value(result: np.ndarray) -> Any:
+    """An array result as is; a 0-d one (from scalar inputs) as its NumPy scalar."""
+    return result if result.ndim else result[()]
 
 
-def priority_factor(priority: int, step: float = DEFAULT_PRIORITY_STEP) -> float:
-    """``1 + step * (priority - 1)``: static preference for configured path prefixes.
+def lexical_score(
+    bm25_q: Any,
+    bm25_e: Any,
+    expansion_weight: float = DEFAULT_EXPANSION_WEIGHT,
+    bm25_v: Any = 0.0,
+    variant_weight: float = DEFAULT_VARIANT_WEIGHT,
+) -> Any:
+    """``L(c) = BM25(c, q) + w_e * BM25(c, e(q)) + w_v * BM25(c, v(q))`` (docs/retrieval.md, 2).
 
-    Priority 1 (the default) is neutral; it never goes below 0 for priority 0
-    with the default step (0.88).
+    Expansion terms and word-form variants count less than the user's own words.
     """
-    return max(0.0, 1.0 + step * (priority - 1))
+    return bm25_q + expansion_weight * bm25_e + variant_weight * bm25_v
+
+
+def own_words_score(
+    lexical: Any, bm25_v: Any, variant_weight: float = DEFAULT_VARIANT_WEIGHT
+) -> Any:
+    """``L(c) - w_v * BM25(c, v(q))``: the lexical score without word-form variants.
+
+    What ``top_score``, the confidence proxy, composes (docs/retrieval.md, 4):
+    variants widen the search, they do not make codecite surer of the answer.
+    """
+    return lexical - variant_weight * bm25_v
+
+
+def priority_factor(priority: Any, step: float = DEFAULT_PRIORITY_STEP) -> Any:
+    """``max(0, 1 + step * (priority - 1))`` (docs/retrieval.md, 4).
+
+    A static preference for configured path prefixes. Priority 1 (the default)
+    is neutral; priority 0 gives 0.88 with the default step, never below 0.
+    """
+    return _value(np.maximum(0.0, NEUTRAL + step * (np.asarray(priority) - NEUTRAL_PRIORITY)))
 
 
 def workflow_factor(
-    node_workflow: str | None, query_workflow: str | None, boost: float = DEFAULT_WORKFLOW_BOOST
-) -> float:
-    """``boost`` when the node's workflow tag equals the workflow inferred from the query."""
-    return boost if query_workflow is not None and node_workflow == query_workflow else 1.0
+    node_workflow: Any, query_workflow: str | None, boost: float = DEFAULT_WORKFLOW_BOOST
+) -> Any:
+    """``b_wf``: ``boost`` when the node's workflow tag equals the one inferred from the query.
+
+    docs/retrieval.md, 4. ``node_workflow`` is one tag or an array of them
+    (``None`` for an untagged node); no inferred workflow, no boost.
+    """
+    if query_workflow is None:  # the common case, without comparing every tag
+        return _value(np.full(np.shape(node_workflow), NEUTRAL))
+    tags = np.asarray(node_workflow, dtype=object)
+    fires = np.logical_and(tags == query_workflow, query_workflow is not None)
+    return _value(np.where(fires, boost, NEUTRAL))
 
 
-def recipe_factor(kind: str, boost: float = DEFAULT_RECIPE_BOOST) -> float:
-    """``boost`` for recipe nodes: curated workflow guides answer "how do I" best."""
-    return boost if kind == "recipe" else 1.0
+def recipe_factor(kind: Any, boost: float = DEFAULT_RECIPE_BOOST) -> Any:
+    """``b_recipe``: ``boost`` for recipe nodes (docs/retrieval.md, 4).
+
+    Curated workflow guides answer "how do I" best.
+    """
+    return _value(np.where(np.asarray(kind) == NodeKind.RECIPE.value, boost, NEUTRAL))
 
 
-def symbol_factor(
-    leaf: str | None, mentions: Mentions, boost: float = DEFAULT_SYMBOL_BOOST
-) -> float:
-    """``boost`` when the query names the node's leaf symbol as a whole identifier.
+def named_leaves(mentions: Mentions, compound_names: Container[str]) -> set[str]:
+    """The lower-cased leaf names a query names as whole identifiers: the rule of ``b_sym``.
+
+    A compound name (``select_template``, ``FileSystemLoader``) counts wherever the
+    query has it as a whole word; a one-word name (``load``) only where the query
+    writes it as code. ``compound_names``: the lower-cased leaves that are compound.
+    """
+    return {w for w in mentions.words if w in compound_names or w in mentions.code}
+
+
+class LeafIndex:
+    """Every node's leaf symbol name, indexed so that ``names_symbol`` costs a few lookups.
+
+    ``leaves`` holds one name per node, as written (``""``: the node is no symbol).
+    A lower-cased name counts as compound when any symbol spelled so is compound.
+    """
+
+    def __init__(self, leaves: Sequence[str]) -> None:
+        self.size = len(leaves)
+        self.shape = (self.size,)  # what ``np.shape`` reports: one value per node
+        self.positions: dict[str, list[int]] = {}
+        self.compound: set[str] = set()
+        for i, leaf in enumerate(leaves):
+            if leaf:
+                self.positions.setdefault(leaf.lower(), []).append(i)
+                if is_compound(leaf):
+                    self.compound.add(leaf.lower())
+
+    def mask(self, mentions: Mentions) -> np.ndarray:
+        out = np.zeros(self.size, dtype=bool)
+        for name in named_leaves(mentions, self.compound):
+            out[self.positions.get(name, [])] = True
+        return out
+
+
+def names_symbol(leaf: Any, mentions: Mentions, compound: Any = None) -> Any:
+    """Does the query name the node's leaf symbol as a whole identifier? (docs/retrieval.md, 4)
 
     ``mentions`` holds the query's lowered whole words (dotted names split) and
     those written as code. ``correct`` is not mentioned by "correction";
     ``StaticShiftAgent`` and ``staticshiftagent`` both are. A one-word leaf
     (``load``) counts only when written as code (```load```, ``x.load``,
     ``load(``): as plain English it names nothing in particular.
+
+    ``leaf`` is one name (``None``: not a symbol), a :class:`LeafIndex` (what
+    the scorer passes), or an array of lower-cased leaf names (``""``: not a
+    symbol) with ``compound`` saying, per node, which count as compound names.
+    The query is lower-cased, so a lower-cased name counts as compound when any
+    symbol spelled so is compound. The dense symbol gate asks the same question
+    of every node.
     """
-    if not leaf:
-        return 1.0
-    word = leaf.lower()
-    if word in mentions.words and (is_compound(leaf) or word in mentions.code):
-        return boost
-    return 1.0
+    if isinstance(leaf, LeafIndex):
+        return leaf.mask(mentions)
+    if leaf is None or isinstance(leaf, str):
+        name = (leaf or "").lower()
+        is_one = compound if compound is not None else is_compound(leaf or "")
+        compound_names = {name} if is_one else set()
+        return np.bool_(bool(name) and name in named_leaves(mentions, compound_names))
+    names = np.asarray(leaf)
+    compound_names = set(names[np.asarray(compound, dtype=bool)].tolist())
+    named = np.array(sorted(named_leaves(mentions, compound_names)), dtype=str)
+    return _value(np.isin(names, named) & (names != ""))
+
+
+def symbol_factor(
+    leaf: Any, mentions: Mentions, boost: float = DEFAULT_SYMBOL_BOOST, compound: Any = None
+) -> Any:
+    """``b_sym``: ``boost`` where the query names the node's leaf symbol (``names_symbol``).
+
+    docs/retrieval.md, 4: an exact name is the strongest single signal.
+    """
+    return _value(np.where(names_symbol(leaf, mentions, compound), boost, NEUTRAL))
 
 
 def feedback_factor(
-    votes: float,
+    votes: Any,
     floor: float = DEFAULT_FEEDBACK_FLOOR,
     step: float = FEEDBACK_STEP,
     ceiling: float = FEEDBACK_CEILING,
-) -> float:
-    """``clamp(1 + step * votes, floor, ceiling)`` from net up-minus-down votes.
+) -> Any:
+    """``b_fb = clamp(1 + step * votes, floor, ceiling)`` from net up-minus-down votes.
 
-    The floor demotes a hard negative without erasing it from consideration.
+    docs/retrieval.md, 4. The floor demotes a hard negative without erasing it
+    from consideration.
     """
-    return min(ceiling, max(floor, 1.0 + step * votes))
+    return _value(np.minimum(ceiling, np.maximum(floor, NEUTRAL + step * np.asarray(votes))))
 
 
-def compose(lexical: float, *factors: float) -> float:
-    """``L(c)`` times every factor; exactly 0 when ``L(c)`` is 0."""
-    if lexical <= 0.0:
-        return 0.0
-    score = lexical
-    for f in factors:
-        score *= f
-    return score
+def factor_product(*factors: Any) -> Any:
+    """The factors multiplied left to right, in the order given (the scorer's: ``FACTORS``)."""
+    return reduce(operator.mul, factors, NEUTRAL)
 
 
-def propagated_score(own: float, best_referencing_section: float, share: float) -> float:
-    """``max(own, share * best)``: a symbol gains from the best doc section naming it.
+def compose(lexical: Any, *factors: Any) -> Any:
+    """``s(c) = L(c) * (product of the factors)``; exactly 0 where ``L(c) <= 0``.
 
-    The maximum, not a sum: summing over all referencing sections lets a heavily
-    referenced class win every query (measured MRR 0.58 -> 0.15 on one corpus).
+    docs/retrieval.md, 3 and 4: no boost creates relevance. The factors are
+    multiplied first (``factor_product``), ``L(c)`` last.
     """
-    return max(own, share * best_referencing_section)
+    return _value(np.where(np.asarray(lexical) > 0, lexical * factor_product(*factors), 0.0))
+
+
+def lent_score(
+    section_score: Any, share: float = DEFAULT_PROPAGATION_SHARE, feedback: Any = NEUTRAL
+) -> Any:
+    """``share * s(section) * b_fb(sym)``: what a section lends a symbol it names.
+
+    docs/retrieval.md, 5. The feedback factor of the receiving symbol applies,
+    so a demoted symbol stays demoted whatever section names it. An alias lends
+    its target its whole score (``share`` 1).
+    """
+    return share * section_score * feedback
+
+
+def propagated_score(own: Any, best_lent: Any) -> Any:
+    """``s'(sym) = max(s(sym), best lent score)``: a symbol gains from the best section naming it.
+
+    docs/retrieval.md, 5. The maximum, not a sum: summing over all referencing
+    sections lets a heavily referenced class win every query (measured MRR
+    0.58 -> 0.15 on one corpus). An equal lent score leaves the node its own.
+    """
+    return _value(np.where(best_lent > own, best_lent, own))

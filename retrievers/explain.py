@@ -1,10 +1,17 @@
-"""``--explain``: how the query was read and every factor of every hit's score."""
+"""``--explain``: how the query was read and every factor of every hit's score.
+
+The factors are named and ordered by ``boosts.FACTORS``, the order the scorer
+multiplies them in, and their values are the scorer's own vectors
+(``ScoreBreakdown``); docs/retrieval.md walks through an example.
+"""
 
 from __future__ import annotations
 
 from codecite.node_parsers.schema import CODE_KINDS
-from codecite.retrievers.render import label_of
-from codecite.retrievers.results import RetrievedContext
+
+from . import boosts
+from .render import label_of
+from .results import RetrievedContext, ScoreBreakdown
 
 
 def explain_text(ctx: RetrievedContext) -> str:
@@ -18,8 +25,7 @@ def explain_text(ctx: RetrievedContext) -> str:
         f"top score:       {ctx.top_score:.3f}"
         + (f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),
         "",
-        "s = (bm25_q + w*bm25_e + wv*bm25_v) * priority * workflow * recipe * symbol * feedback"
-        " * zero_config",
+        "s = (bm25_q + w*bm25_e + wv*bm25_v) * " + " * ".join(boosts.FACTORS),
     ]
     labels = {n.node.node_id: label_of(n.node.metadata) for n in ctx.nodes}
     kinds = {n.node.node_id: n.node.metadata.get("kind") for n in ctx.nodes}
@@ -30,9 +36,7 @@ def explain_text(ctx: RetrievedContext) -> str:
         lines.append(
             f"{i:>2}. {labels[nws.node.node_id]}\n"
             f"    L = {b.bm25_q:.3f} + w*{b.bm25_e:.3f} + wv*{b.bm25_v:.3f} = {b.lexical:.3f}; "
-            f"x priority {b.priority:.2f} x workflow {b.workflow:.2f} x recipe {b.recipe:.2f} "
-            f"x symbol {b.symbol:.2f} x feedback {b.feedback:.2f} x zero-config "
-            f"{b.zero_config:.2f} = {b.composed:.3f}"
+            f"{_factor_terms(b)} = {b.composed:.3f}"
         )
         if b.propagated_from:
             src = labels.get(b.propagated_from, b.propagated_from)
@@ -48,3 +52,11 @@ def explain_text(ctx: RetrievedContext) -> str:
                 f"dense rank {b.dense_rank}, fused {b.final:.5f}"
             )
     return "\n".join(lines)
+
+
+def _factor_terms(b: ScoreBreakdown) -> str:
+    """``x priority 1.00 x workflow 1.60 x ...``: each factor of ``b`` in multiplication order."""
+    return " ".join(
+        f"x {name.replace('_', '-')} {value:.2f}"
+        for name, value in zip(boosts.FACTORS, b.factors(), strict=True)
+    )

@@ -4,7 +4,7 @@ Pure functions over arrays and id sequences (no I/O, no LlamaIndex objects),
 each with its formula and the reason for it, in the style of bm25s'
 ``scoring.py``. ``retrievers/hybrid.py`` wires them to the lexical retriever.
 
-Constants are DESIGN.md's defaults ("Dense (opt-in)").
+The constants are the defaults of docs/dense.md ("Ranking").
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def cosine_ranking(
 ) -> tuple[list[tuple[int, float]], float | None]:
     """Rows by cosine with ``query``, best first: ``cos(i) = v_i . q`` (unit vectors).
 
-    Only rows with ``cos >= floor`` are ranked (DESIGN.md: 0.20). The floor is
+    Only rows with ``cos >= floor`` are ranked (0.20, docs/dense.md "Ranking"). The floor is
     what "no match" means for dense retrieval: every vector has *some* nearest
     neighbour, and without a floor an off-topic question would always fuse in
     ``depth`` arbitrary nodes. Ties are broken by row order, so the ranking is

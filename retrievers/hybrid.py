@@ -10,8 +10,8 @@ Two rules keep it safe to turn on:
 
 - **Symbol gate** (``symbol_gate=True``): when the query names a known symbol
   (some node's leaf symbol name is a whole word of the query, read as the
-  lexical symbol boost reads it), the lexical ranking is kept as is; dense
-  still reports its cosines. See
+  lexical symbol boost reads it: ``boosts.names_symbol``), the lexical ranking is
+  kept as is; dense still reports its cosines. See
   ``fusion.mentions_known_symbol`` for the measurement behind it.
 - **Visible degradation**: no dense side (no vectors, no backend) or a failed
   query embedding never raises; the lexical ranking comes back with
@@ -40,6 +40,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from codecite.errors import EmbeddingModelMismatchError
 
+from . import boosts
 from .fusion import (
     DEFAULT_COSINE_FLOOR,
     DEFAULT_RRF_K,
@@ -47,7 +48,6 @@ from .fusion import (
     cosine_ranking,
     fusion_depth,
     l2_normalise,
-    mentions_known_symbol,
     reciprocal_rank_fusion,
 )
 from .results import RetrievedContext, ScoreBreakdown
@@ -55,7 +55,7 @@ from .tokenizer import identifier_mentions
 
 logger = logging.getLogger(__name__)
 
-REBUILD_FIX = "run `codecite build --embed` (same backend and model as the query side)"
+EMBED_REBUILD_FIX = "run `codecite build --embed` (same backend and model as the query side)"
 
 
 @dataclass(frozen=True)
@@ -197,9 +197,7 @@ class HybridRetriever(BaseRetriever):
         """The gate's test, with the lexical retriever's own reading of a mention."""
         arrays = self.lexical._arrays
         mentions = identifier_mentions(query)
-        return mentions_known_symbol(
-            mentions.words, arrays.leaf_index, getattr(arrays, "compound", None), mentions.code
-        )
+        return bool(np.any(boosts.names_symbol(arrays.leaf_index, mentions)))
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self.retrieve_context(query_bundle).nodes
@@ -211,7 +209,7 @@ class HybridRetriever(BaseRetriever):
                 f"the query embedding of model {_model_name(self.embed_model)!r} has dimension "
                 f"{vector.size}, the stored vectors of model {self.stored_model!r} have "
                 f"{self.stored_dimension}; query with the model the index was built with or "
-                f"{REBUILD_FIX}"
+                f"{EMBED_REBUILD_FIX}"
             )
         return l2_normalise(vector)
 
@@ -263,7 +261,7 @@ def check_model(embed_model: Any, stored_model: str | None) -> None:
             f"queries would be embedded by model {name!r} but the index vectors were made "
             f"by model {stored_model!r}; vectors of two models are not comparable. Use "
             f"model {stored_model!r} for queries (e.g. [tool.codecite.embedding] model = "
-            f'"{stored_model}") or {REBUILD_FIX}'
+            f'"{stored_model}") or {EMBED_REBUILD_FIX}'
         )
 
 

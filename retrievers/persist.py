@@ -7,9 +7,10 @@ dir (same file names), so a built index is directly a persisted retriever.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from llama_index.core.schema import TextNode
@@ -20,14 +21,23 @@ from .lexical import load_bm25, save_bm25
 from .propagation import DocPropagation
 from .settings import ScoringSettings
 
-if TYPE_CHECKING:
-    from .bm25 import CodeciteRetriever
-
 NODES_FILE = "nodes.jsonl"
 SETTINGS_FILE = "retriever.json"
 EDGES_FILE = "extras/doc_refs.json"
 MINED_FILE = "extras/mined_expansion.json"
 FEEDBACK_FILE = "feedback.json"
+R = TypeVar("R")
+
+
+class Persistable(Protocol):
+    """What ``persist_retriever`` writes: the parts of a ``CodeciteRetriever``."""
+
+    nodes: list[TextNode]
+    bm25: Any
+    settings: ScoringSettings
+    similarity_top_k: int
+    propagation: DocPropagation | None
+    mined_expansion: Mapping[str, Any]
 
 
 def node_from_record(rec: dict[str, Any]) -> TextNode:
@@ -102,7 +112,7 @@ def read_nodes(path: Path) -> list[TextNode]:
         return [node_from_record(json.loads(line)) for line in fh if line.strip()]
 
 
-def persist_retriever(retriever: CodeciteRetriever, path: Path) -> None:
+def persist_retriever(retriever: Persistable, path: Path) -> None:
     path.mkdir(parents=True, exist_ok=True)
     with (path / NODES_FILE).open("w", encoding="utf-8") as fh:
         for node in retriever.nodes:
@@ -161,7 +171,8 @@ def load_parts(path: Path, nodes: list[TextNode]) -> dict[str, Any]:
     }
 
 
-def load_retriever(cls: type[CodeciteRetriever], path: Path, **kwargs: Any) -> CodeciteRetriever:
+def load_retriever(cls: Callable[..., R], path: Path, **kwargs: Any) -> R:
+    """``cls(nodes, bm25, **parts)`` from what ``path`` stores (``kwargs`` override parts)."""
     nodes = read_nodes(path)
     parts = load_parts(path, nodes)
     parts.update(kwargs)

@@ -26,6 +26,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import boosts
+
+ALIAS_SHARE = 1.0  # an alias is the same object: its target takes the alias's whole score
+
 
 class DocPropagation:
     """Edges (lender node index -> symbol node index) and the max-share rule."""
@@ -68,7 +72,7 @@ class DocPropagation:
         if share <= 0:
             return scores, sources
         out = self._lend(scores, sources, *self._doc, share, mask, factor)
-        return self._lend(out, sources, *self._alias, 1.0, mask, factor), sources
+        return self._lend(out, sources, *self._alias, ALIAS_SHARE, mask, factor), sources
 
     def _lend(
         self,
@@ -80,18 +84,18 @@ class DocPropagation:
         mask: np.ndarray | None,
         factor: np.ndarray | None,
     ) -> np.ndarray:
-        """``max(score, share * best lender's score)`` along the edges; ``sources`` updated."""
+        """``max(score, best lent score)`` along the edges (``boosts``); ``sources`` updated."""
         if lenders.size == 0:
             return scores
-        contrib = share * scores[lenders]
-        if factor is not None:
-            contrib = contrib * factor[receivers]
-        best = np.zeros(self.size, dtype=np.float32)
+        contrib = boosts.lent_score(
+            scores[lenders], share, factor[receivers] if factor is not None else boosts.NEUTRAL
+        )
+        best = np.zeros(self.size, dtype=boosts.SCORE_DTYPE)
         np.maximum.at(best, receivers, contrib)
         if mask is not None:
             best = np.where(mask, best, 0.0)
-        improved = best > scores
-        out = np.where(improved, best, scores).astype(np.float32)
+        out = boosts.propagated_score(scores, best).astype(boosts.SCORE_DTYPE)
+        improved = best > scores  # where propagated_score took the lent score
         winners = np.flatnonzero(improved[receivers] & (contrib == best[receivers]))
         for edge in winners[::-1]:  # reversed: the first winning edge is written last
             sources[receivers[edge]] = lenders[edge]

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from llama_index.core.schema import NodeWithScore
 
-if TYPE_CHECKING:
-    from .results import RetrievedContext
+
+class RetrievedContext(Protocol):
+    """What the tables read of a ``results.RetrievedContext`` (which imports this module)."""
+
+    @property
+    def query(self) -> str: ...
+    @property
+    def nodes(self) -> Sequence[NodeWithScore]: ...
+    @property
+    def top_score(self) -> float: ...
 
 
 def label_of(meta: dict[str, Any]) -> str:

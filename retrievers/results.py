@@ -7,10 +7,22 @@ from typing import Any
 
 from llama_index.core.schema import NodeWithScore
 
+from . import boosts
+from .render import html_table, node_row
+
 
 @dataclass(frozen=True)
 class ScoreBreakdown:
-    """Every term of one node's composed score, for ``--explain``."""
+    """Every term of one node's composed score, for ``--explain``.
+
+    The terms are the scorer's own vectors at this node; ``recompose`` multiplies
+    them again with the scorer's functions.
+
+    Example:
+        >>> b = ScoreBreakdown(2.0, 0.0, 2.0, 1.0, 1.0, 1.0, 1.5, 1.0, 1.0, composed=3.0)
+        >>> b.recompose()
+        3.0
+    """
 
     bm25_q: float
     bm25_e: float
@@ -28,6 +40,20 @@ class ScoreBreakdown:
     lexical_rank: int | None = None
     dense_rank: int | None = None
     bm25_v: float = 0.0
+
+    def factors(self) -> tuple[float, ...]:
+        """The factors of ``composed``, in the order the scorer multiplies them."""
+        return tuple(getattr(self, name) for name in boosts.FACTORS)
+
+    def recompose(self) -> float:
+        """``s(c)`` again from the explained terms, by the scorer's own ``boosts.compose``.
+
+        Each term at the precision the scorer holds it (``boosts.FACTOR_DTYPES``),
+        so the result equals ``composed`` bit for bit (docs/retrieval.md, 4).
+        """
+        typed = [boosts.FACTOR_DTYPES[name](getattr(self, name)) for name in boosts.FACTORS]
+        lexical = boosts.SCORE_DTYPE(self.lexical)
+        return float(boosts.SCORE_DTYPE(boosts.compose(lexical, *typed)))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,8 +81,6 @@ class RetrievedContext:
     variants: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        from codecite.retrievers.render import node_row
-
         return {
             "query": self.query,
             "tokens": self.tokens,
@@ -80,6 +104,4 @@ class RetrievedContext:
         }
 
     def _repr_html_(self) -> str:
-        from codecite.retrievers.render import html_table
-
         return html_table(self)

@@ -98,3 +98,40 @@ def test_validate_and_check_recipes(sample_repo: Path) -> None:
     (sample_repo / "recipes" / "bad.md").write_text("# Bad\n\nUse `geokit.agents.Nope`.\n")
     bad = run(sample_repo, "check-recipes")
     assert bad.returncode == 1 and "bad.md:3: `geokit.agents.Nope` does not exist" in bad.stdout
+
+
+def _on_a_terminal(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """Run codecite with stderr on an 80-column pseudo-terminal: (code, stdout, stderr)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    with subprocess.Popen(
+        [sys.executable, "-m", "codecite", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=slave
+    ) as process:
+        os.close(slave)
+        out, _ = process.communicate(timeout=120)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed its end
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    return process.returncode, out.decode(), err.decode()
+
+
+def test_build_progress_is_drawn_only_on_a_terminal(sample_repo: Path) -> None:
+    piped = run(sample_repo, "build")
+    assert piped.returncode == 0 and piped.stderr == ""
+    code, out, err = _on_a_terminal(sample_repo, "build", "--full")
+    assert code == 0 and out.startswith("built ")
+    assert "parsing: 100%" in err and f"{SAMPLE_FILES}/{SAMPLE_FILES}" in err
+    assert _on_a_terminal(sample_repo, "stats")[2] == ""  # only a build shows progress

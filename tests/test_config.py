@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codecite.config.model import load_config
+from codecite.config import load_config
 from codecite.errors import ConfigError
 
 

@@ -20,14 +20,8 @@ from codecite.retrievers.lexical import (
     save_bm25_arrays,
 )
 from codecite.retrievers.mined import Rows, mine_expansion, mine_rows
-from codecite.store.reuse import (
-    Keys,
-    NewRows,
-    NodeTerms,
-    OldRows,
-    assemble,
-    mining_rows,
-)
+from codecite.store.reuse import Keys, OldRows, mining_rows
+from codecite.store.term_counts import NewRows, NodeTerms, assemble
 
 WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "load", "survey", "x1", "_priv"])
 NODE = st.lists(WORDS, max_size=12)

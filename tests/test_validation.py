@@ -48,8 +48,8 @@ def forget_valpkg():
     purge()
 
 
-# -- the reference design's two examples (section 2.10) -------------------------
-def test_reference_example_missing_top_level_name(table):
+# -- the two examples of docs/validation.md, on the fixture -----------------------
+def test_doc_example_missing_top_level_name(table):
     result = validate_generated_code("from valpkg import static_shift\n", table)
     core = {k: result[k] for k in ("ok", "syntax_ok", "errors", "warnings", "checked")}
     assert core == {
@@ -70,7 +70,7 @@ def test_reference_example_missing_top_level_name(table):
     ]
 
 
-def test_reference_example_real_symbol(table):
+def test_doc_example_real_symbol(table):
     result = validate_generated_code("from valpkg.agents import StaticShiftAgent\n", table)
     assert result == {
         "ok": True,

@@ -1,8 +1,9 @@
 """Answer or ask: the confidence decision behind clarification requests.
 
-Reference rule (DESIGN.md): ``confident <=> project context resolved OR
-top_score >= tau``. An explicit ``confidence_floor`` keeps exactly that rule
-with the raw composed score. But raw BM25 grows with corpus size and query
+The rule (docs/answers.md, "Confidence: answer or ask"): ``confident <=>
+project context resolved OR top_score >= tau``. An explicit
+``confidence_floor`` keeps exactly that rule with the raw composed score.
+But raw BM25 grows with corpus size and query
 length (tau = 25.0 was calibrated on one 11,000-chunk corpus), so with no
 configured floor codecite compares a size-independent score instead:
 

@@ -6,7 +6,7 @@ resolved from the registry, related symbols, API cards of retrieved code
 symbols, and the confidence decision (``codecite.answers.confidence.assess``).
 
 API cards exist so that generated code uses real signatures and parameter
-names instead of prose paraphrases (reference design, section 2.9).
+names instead of prose paraphrases (see docs/answers.md, "Context assembly").
 
 The rendered context respects a token budget (tokens estimated as
 ``ceil(chars / 4)``): evidence is kept in rank order, a body may be shortened,
@@ -23,12 +23,14 @@ from typing import Any
 
 from llama_index.core.schema import NodeWithScore
 
+from codecite.answers.citations import Citation, citation_for
 from codecite.answers.confidence import Confidence
+from codecite.answers.protocols import IndexLike
+from codecite.answers.registry import RegistryEntry
 from codecite.answers.routing import Route
-from codecite.answers.session import RegistryEntry
-from codecite.retrievers.render import label_of
 from codecite.retrievers.results import RetrievedContext
 from codecite.store.symbols import SymbolTable
+from codecite.vocabulary import CODE_KINDS, NodeKind
 
 logger = logging.getLogger(__name__)
 
@@ -37,43 +39,12 @@ DEFAULT_MAX_EVIDENCE = 6
 MAX_API_CARDS = 3
 MAX_RELATED = 8
 MIN_BODY_TOKENS = 24
-CODE_KINDS = frozenset({"python_symbol", "python_method"})
 ELLIPSIS = " [...]"
 
 
 def estimate_tokens(text: str) -> int:
     """A model-independent token estimate: four characters a token, rounded up."""
     return math.ceil(len(text) / 4)
-
-
-@dataclass(frozen=True)
-class Citation:
-    """Where one piece of evidence lives: ``[id] path:start-end`` plus its label."""
-
-    id: int
-    path: str
-    start_line: int | None
-    end_line: int | None
-    label: str
-    kind: str
-
-    @property
-    def ref(self) -> str:
-        return f"{self.path}:{self.start_line}-{self.end_line}"
-
-    def header(self) -> str:
-        return f"[{self.id}] {self.ref} {self.label} ({self.kind})"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "ref": self.ref,
-            "path": self.path,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "label": self.label,
-            "kind": self.kind,
-        }
 
 
 @dataclass(frozen=True)
@@ -199,17 +170,6 @@ class AssembledContext:
 # -- building blocks --------------------------------------------------------------------
 
 
-def citation_for(cid: int, meta: dict[str, Any]) -> Citation:
-    return Citation(
-        cid,
-        str(meta.get("source_path", "")),
-        meta.get("start_line"),
-        meta.get("end_line"),
-        label_of(meta),
-        str(meta.get("kind", "")),
-    )
-
-
 def first_sentence(text: str | None) -> str:
     """The first sentence of a docstring (up to the first ". " or blank line)."""
     if not text:
@@ -285,13 +245,13 @@ def _shorten(ev: Evidence, tokens: int) -> Evidence:
 def _neighbours(symbol: str, meta: dict[str, Any], table: SymbolTable) -> list[str]:
     """Same-class members of a method; same-module top-level symbols of a symbol."""
     members, in_file, _ = table.related_maps()
-    if meta.get("kind") == "python_method":
+    if meta.get("kind") == NodeKind.PYTHON_METHOD.value:
         parent = symbol.rsplit(".", 1)[0]
         return [s for s in members.get(parent, ()) if s != symbol] + [parent]
     return [s for s in in_file.get(str(meta.get("source_path")), ()) if s != symbol]
 
 
-def resolve_ref(ref: str, index: Any) -> str | None:
+def resolve_ref(ref: str, index: IndexLike) -> str | None:
     """A doc reference (``estimate_ss_ama``, ``~pkg.mod.Class``) -> a qualified symbol."""
     table = index.symbol_table
     name = ref.strip().lstrip("~").rstrip("()")
@@ -307,7 +267,7 @@ def resolve_ref(ref: str, index: Any) -> str | None:
 
 
 def related_symbols(
-    evidence: Iterable[Evidence], index: Any, limit: int = MAX_RELATED
+    evidence: Iterable[Evidence], index: IndexLike, limit: int = MAX_RELATED
 ) -> tuple[str, ...]:
     """Neighbours of retrieved code and symbols named by retrieved doc sections."""
     evidence = list(evidence)
@@ -331,7 +291,7 @@ def related_symbols(
 
 
 def assemble(
-    index: Any,
+    index: IndexLike,
     ctx: RetrievedContext,
     confidence: Confidence,
     route: Route,

@@ -28,6 +28,7 @@ from enum import Enum
 
 from codecite.config.model import CodeciteConfig
 from codecite.retrievers.expansion import infer_workflow
+from codecite.vocabulary import LEAD_IN_WORDS
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +113,9 @@ QUESTION_OPENERS = frozenset(
     }
 )
 _PRIORITY = (Intent.META.value, Intent.CODE.value, Intent.WORKFLOW.value)
+# Lead-in words skipped before a question word. "also" is not among them: "also
+# run X" opens with no question word, so it stays a request, as it always has.
+QUESTION_LEAD_INS = frozenset(LEAD_IN_WORDS) - {"also"}
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,7 @@ def _first_match(lowered: str, phrases: Iterable[str]) -> str | None:
 
 def _opens_with_question(lowered: str) -> bool:
     words = re.findall(r"[\w']+", lowered)
-    while words and words[0] in {"and", "so", "ok", "okay", "now", "then", "but"}:
+    while words and words[0] in QUESTION_LEAD_INS:
         words = words[1:]
     return bool(words) and words[0] in QUESTION_OPENERS
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from llama_index.core.tools import BaseTool, FunctionTool, QueryEngineTool
 
+from codecite.answers.protocols import IndexLike
+
 logger = logging.getLogger(__name__)
 SEARCH_K = 8
 MAX_SNIPPET = 240
@@ -39,11 +41,11 @@ VALIDATE_DESCRIPTION = (
 )
 
 
-def _project(index: Any) -> str:
+def _project(index: IndexLike) -> str:
     return ", ".join(index.config.packages) or index.config.root.name
 
 
-def search_rows(index: Any, query: str, k: int = SEARCH_K) -> list[dict[str, Any]]:
+def search_rows(index: IndexLike, query: str, k: int = SEARCH_K) -> list[dict[str, Any]]:
     """Cited rows for ``query``: the ``codecite query`` table as data, plus a snippet."""
     from codecite.retrievers.render import node_row
 
@@ -59,7 +61,7 @@ def search_rows(index: Any, query: str, k: int = SEARCH_K) -> list[dict[str, Any
     return rows
 
 
-def _search_fn(index: Any) -> Any:
+def _search_fn(index: IndexLike) -> Any:
     def codecite_search(query: str, k: int = SEARCH_K) -> str:
         """Ranked, cited evidence for ``query`` as JSON rows."""
         rows = search_rows(index, query, k=max(1, min(int(k), 50)))
@@ -68,7 +70,7 @@ def _search_fn(index: Any) -> Any:
     return codecite_search
 
 
-def _validate_fn(index: Any) -> Any:
+def _validate_fn(index: IndexLike) -> Any:
     def codecite_validate(code: str) -> str:
         """Check generated code against the indexed package; JSON report."""
         from codecite.validation.checker import validate_generated_code
@@ -81,7 +83,7 @@ def _validate_fn(index: Any) -> Any:
 
 
 def as_tools(
-    index: Any, *, llm: Any = None, session: Any = None, **engine_kwargs: Any
+    index: IndexLike, *, llm: Any = None, session: Any = None, **engine_kwargs: Any
 ) -> list[BaseTool]:
     """LlamaIndex tools for an agent: ``codecite_ask``, ``codecite_search``,
     ``codecite_validate``.

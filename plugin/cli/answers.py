@@ -1,8 +1,8 @@
 """``codecite ask`` and ``codecite chat``: cited answers (or clarifications) in a terminal.
 
 Thin wrappers over ``CodeciteIndex.ask`` and a :class:`codecite.answers.session.Session`;
-registered with ``codecite.cli.app.register`` when ``cli_extra`` imports this module.
-No LLM is used unless ``--llm provider:model`` names one.
+``COMMANDS`` lists them for ``codecite.cli.app``. No LLM is used unless
+``--llm provider:model`` names one.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import json
 import sys
 from typing import Any
 
-from codecite.cli import app as cli
+from codecite.cli.shared import EXIT_OK, Command, add_common_options, load_index
+from codecite.errors import UsageError
 
 LLM_PROVIDERS = {
     "openai": ("llama_index.llms.openai", "OpenAI", "llama-index-llms-openai"),
@@ -22,7 +23,7 @@ EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 
 
 def _configure_common(p: argparse.ArgumentParser) -> None:
-    cli._common(p)
+    add_common_options(p)
     p.add_argument(
         "--session",
         default=None,
@@ -52,7 +53,7 @@ def make_llm(spec: str | None) -> Any:
         return None
     provider, _, model = spec.partition(":")
     if provider not in LLM_PROVIDERS or not model:
-        raise cli._usage(
+        raise UsageError(
             f"--llm {spec!r} is not PROVIDER:MODEL with PROVIDER one of "
             f"{', '.join(LLM_PROVIDERS)} (e.g. openai:gpt-4o-mini)"
         )
@@ -62,14 +63,14 @@ def make_llm(spec: str | None) -> Any:
 
         return getattr(importlib.import_module(module), cls)(model=model)
     except ImportError as exc:
-        raise cli._usage(f"--llm {provider} needs `pip install {package}`") from exc
+        raise UsageError(f"--llm {provider} needs `pip install {package}`") from exc
 
 
 def _engine(args: argparse.Namespace, session: Any) -> Any:
     kwargs: dict[str, Any] = {"similarity_top_k": args.k, "dense": args.dense}
     if args.budget:
         kwargs["token_budget"] = args.budget
-    return cli._load(args).as_query_engine(llm=make_llm(args.llm), session=session, **kwargs)
+    return load_index(args).as_query_engine(llm=make_llm(args.llm), session=session, **kwargs)
 
 
 def _session(args: argparse.Namespace) -> Any:
@@ -109,10 +110,10 @@ def _emit(response: Any, as_json: bool) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     if not args.text.strip():
-        raise cli._usage("the question is empty; pass a question in quotes")
+        raise UsageError("the question is empty; pass a question in quotes")
     session = _session(args) if args.session else None
     _emit(_engine(args, session).query(args.text), args.json)
-    return cli.EXIT_OK
+    return EXIT_OK
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -125,18 +126,23 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print("> ", end="", flush=True)
         line = sys.stdin.readline()
         if not line or line.strip().lower() in EXIT_WORDS:
-            return cli.EXIT_OK
+            return EXIT_OK
         if line.strip():
             _emit(engine.query(line.strip()), args.json)
             print()
 
 
-cli.register(
-    "ask", "answer a question with citations (or ask for clarification)", _configure_ask, cmd_ask
-)
-cli.register(
-    "chat",
-    "a multi-turn question session in the terminal (reads stdin)",
-    _configure_common,
-    cmd_chat,
+COMMANDS = (
+    Command(
+        "ask",
+        "answer a question with citations (or ask for clarification)",
+        _configure_ask,
+        cmd_ask,
+    ),
+    Command(
+        "chat",
+        "a multi-turn question session in the terminal (reads stdin)",
+        _configure_common,
+        cmd_chat,
+    ),
 )

@@ -1,7 +1,7 @@
 """``codecite eval`` and ``codecite report``: score suites, write a reproducibility record.
 
-The only product module that imports ``codecite.evals``; it registers its
-commands with ``codecite.cli.app.register`` when ``cli_extra`` imports it.
+The only product module that imports ``codecite.evals``; ``COMMANDS`` lists its
+commands for ``codecite.cli.app``.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codecite.cli.app import (
+from codecite.cli.shared import (
     EXIT_FAIL,
     EXIT_OK,
     EXIT_USAGE,
-    _common,
-    _load,
-    _usage,
+    Command,
+    add_common_options,
+    load_index,
     os_error_line,
-    register,
 )
+from codecite.errors import CodeciteError, UsageError
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -45,7 +45,7 @@ def _configure_eval(p: argparse.ArgumentParser) -> None:
         metavar="SUITE",
         help="JSONL suite files (default: the repository's evals/suites/*.jsonl)",
     )
-    _common(p)
+    add_common_options(p)
     p.add_argument("-k", type=int, default=10, help="results read per query (default 10)")
     p.add_argument("--dense", action="store_true", help="also score hybrid dense retrieval")
     p.add_argument(
@@ -88,7 +88,7 @@ def _suite_paths(args: argparse.Namespace, given: list[str]) -> list[Path]:
         return [Path(s) for s in given]
     found = list(default_suite_paths(args.root))
     if not found:
-        raise _usage(
+        raise UsageError(
             f"no suites given and none in '{Path(args.root) / 'evals' / 'suites'}'; "
             "pass SUITE.jsonl files"
         )
@@ -113,17 +113,13 @@ def _evaluate(
     dense: bool = False,
     baseline: bool = False,
 ) -> tuple[Any, Any, Any]:
-    from codecite.errors import SuiteError
     from codecite.evals import load_suites, run_eval
 
     if k <= 0:
-        raise _usage(f"-k must be a positive integer, got {k}")
+        raise UsageError(f"-k must be a positive integer, got {k}")
     paths = _suite_paths(args, given)
-    try:
-        suites = load_suites(paths)
-    except SuiteError as exc:
-        raise _usage(str(exc)) from None
-    index = _load(args)
+    suites = load_suites(paths)  # a SuiteError names the file and line: exit 2
+    index = load_index(args)
     report = run_eval(
         index,
         suites,
@@ -141,7 +137,7 @@ def _check(report: Any, limits: list[tuple[str, float]], below: bool) -> list[st
     failures = []
     for name, limit in limits:
         if name not in overall:
-            raise _usage(
+            raise UsageError(
                 f"unknown metric {name!r} for --fail-{'under' if below else 'over'}; "
                 f"this run reports: {', '.join(overall)}"
             )
@@ -159,12 +155,10 @@ def _check(report: Any, limits: list[tuple[str, float]], below: bool) -> list[st
 def _output_failure(exc: OSError, flag: str) -> Exception:
     """The one-line error for an output file that cannot be written: a path that
     cannot be a file is the user's mistake (exit 2), permissions the environment's (1)."""
-    from codecite.errors import CodeciteError
-
     message, code = os_error_line(
         exc, f"{flag} file ", f"or give {flag} a path in a folder you can write"
     )
-    return _usage(message) if code == EXIT_USAGE else CodeciteError(message)
+    return UsageError(message) if code == EXIT_USAGE else CodeciteError(message)
 
 
 def _check_output(flag: str, name: str | None) -> None:
@@ -203,7 +197,7 @@ def _write_outputs(args: argparse.Namespace, report: Any) -> None:
         try:
             _write_output("--plot", lambda: plot_curves(report.curves, args.plot))
         except ImportError as exc:
-            raise _usage(str(exc)) from None
+            raise UsageError(str(exc)) from None
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -219,7 +213,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _configure_report(p: argparse.ArgumentParser) -> None:
-    _common(p)
+    add_common_options(p)
     p.add_argument(
         "--eval",
         dest="eval_suites",
@@ -237,7 +231,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     _check_output("--out", args.out)
     if args.eval_suites is None:
-        index, suites, report = _load(args, check_stale=False), (), None
+        index, suites, report = load_index(args, check_stale=False), (), None
     else:
         index, suites, report = _evaluate(args, args.eval_suites, args.k)
     text = reproducibility_report(index, eval_report=report, suites=suites)
@@ -249,15 +243,17 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-register(
-    "eval",
-    "score evaluation suites (optionally against a plain baseline)",
-    _configure_eval,
-    cmd_eval,
-)
-register(
-    "report",
-    "write a Markdown reproducibility record of the index and its evaluation",
-    _configure_report,
-    cmd_report,
+COMMANDS = (
+    Command(
+        "eval",
+        "score evaluation suites (optionally against a plain baseline)",
+        _configure_eval,
+        cmd_eval,
+    ),
+    Command(
+        "report",
+        "write a Markdown reproducibility record of the index and its evaluation",
+        _configure_report,
+        cmd_report,
+    ),
 )

@@ -7,12 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-from codecite.cli import app as cli
+from codecite.cli.shared import EXIT_FAIL, EXIT_OK, Command, add_common_options, load_index
+from codecite.errors import UsageError
 
 
 def _configure_validate(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a Python file to check, or - for standard input")
-    cli._common(p)
+    add_common_options(p)
     p.add_argument(
         "--import-check",
         action="store_true",
@@ -29,9 +30,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     else:
         path = Path(args.file)
         if not path.is_file():
-            raise cli._usage(f"no file '{args.file}'; pass a Python file or - for stdin")
+            raise UsageError(f"no file '{args.file}'; pass a Python file or - for stdin")
         code = path.read_text(encoding="utf-8", errors="replace")
-    index = cli._load(args, check_stale=False)
+    index = load_index(args, check_stale=False)
     result = validate_generated_code(code, index=index, import_check=args.import_check)
     if args.json:
         print(json.dumps(result, indent=1))
@@ -42,26 +43,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
             f"{'ok' if result['ok'] else 'FAILED'}: {len(result['errors'])} error(s), "
             f"{len(result['warnings'])} warning(s), {len(result['checked'])} name(s) verified"
         )
-    return cli.EXIT_OK if result["ok"] else cli.EXIT_FAIL
+    return EXIT_OK if result["ok"] else EXIT_FAIL
 
 
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", help="recipe files or folders (default: configured recipes)")
-    cli._common(p)
+    add_common_options(p)
 
 
 def cmd_check_recipes(args: argparse.Namespace) -> int:
     from codecite.validation.recipes import check_recipes
 
-    index = cli._load(args, check_stale=False)
+    index = load_index(args, check_stale=False)
     root = index.config.root
     paths = args.paths or [str(root / r) for r in index.config.recipes]
     if not paths:
-        raise cli._usage(
+        raise UsageError(
             "no recipe folders configured or given; pass paths or set "
             '`recipes = ["recipes"]` in [tool.codecite]'
         )
-    reports = check_recipes(paths, index.symbol_table, cli_commands=set(cli.COMMANDS))
+    reports = check_recipes(paths, index.symbol_table, cli_commands=set(args.command_names))
     failed = 0
     for report in reports:
         status = "ok" if report.ok else "FAILED"
@@ -75,18 +76,20 @@ def cmd_check_recipes(args: argparse.Namespace) -> int:
             print(f"  warning: {getattr(warning, 'message', warning)}")
         failed += not report.ok
     print(f"{len(reports)} recipe(s), {failed} with problems")
-    return cli.EXIT_FAIL if failed else cli.EXIT_OK
+    return EXIT_FAIL if failed else EXIT_OK
 
 
-cli.register(
-    "validate",
-    "check generated code against the indexed package",
-    _configure_validate,
-    cmd_validate,
-)
-cli.register(
-    "check-recipes",
-    "check that recipes name real symbols and commands",
-    _configure_check,
-    cmd_check_recipes,
+COMMANDS = (
+    Command(
+        "validate",
+        "check generated code against the indexed package",
+        _configure_validate,
+        cmd_validate,
+    ),
+    Command(
+        "check-recipes",
+        "check that recipes name real symbols and commands",
+        _configure_check,
+        cmd_check_recipes,
+    ),
 )

@@ -12,91 +12,49 @@ import bisect
 import json
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from codecite import __version__
-from codecite.config.model import DEFAULT_EXAMPLE_DIRS, CodeciteConfig, load_config
-from codecite.errors import CodeciteError, ConfigError, IndexIntegrityError
-from codecite.indexer.corpus import Corpus, CorpusFile, FileRole, walk_corpus
-from codecite.retrievers.tokenizer import TokenizerSettings, tokenize
+from codecite.config import CodeciteConfig, load_config
+from codecite.errors import ConfigError
+from codecite.indexer.corpus import Corpus, CorpusFile
+from codecite.indexer.walk import walk_corpus
+from codecite.node_parsers.dispatch import parse_text, read_text
+from codecite.retrievers.tokenizer import tokenize
 from codecite.store.files import (
-    FORMAT_VERSION,
     MANIFEST,
     NODES,
-    REBUILD_FIX,
     SYMBOLS,
-    check_replaceable,
     checksum_files,
-    read_manifest,
-    read_verified,
+    write_bytes_hashed,
+    write_json,
+)
+from codecite.store.lock import Journal, build_lock
+from codecite.store.ownership import (
+    check_replaceable,
     recover_index,
     staging_dir,
     swap_in,
-    verify_files,
-    write_bytes_hashed,
-    write_json,
     write_marker,
 )
-from codecite.store.lock import Journal, build_lock
 from codecite.store.records import collector_paused
-from codecite.store.reuse import (
-    CODE_KINDS,
-    REUSE_FILES,
-    Keys,
-    NewRows,
-    NodeTerms,
-    OldRows,
-    assemble,
-    merge_runs,
-    mining_rows,
-    node_keys,
-)
-from codecite.store.seal import SEAL, seal, verifies
+from codecite.store.reuse import Keys, mining_rows, node_keys
+from codecite.store.seal import SEAL, seal
 from codecite.store.symbols import SymbolTable
+from codecite.store.term_counts import NewRows, assemble, merge_runs
+from codecite.vocabulary import CODE_KINDS
+
+from .file_result import FileResult
+from .manifest import build_manifest
+from .previous import Previous, load_previous, reusable_manifest
+from .symbols_file import write_symbols
 
 logger = logging.getLogger(__name__)
-DOC_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # other named root docs read as Markdown
-# Bumped whenever parsing, tagging or the derived tables change what a build yields, so
-# that a build never reuses nodes or tables made by older rules.
-PARSER_VERSION = 17  # 7: glossary terms are sections; 8: whole names mined; 9: share 1.0;
-# 10: module docstrings carry refs; 11: `f.__doc__ = "..."` is f's docstring; 12: notebooks;
-# 13: gallery scripts are pages; 14: add_newdoc(module, name, doc) documents a symbol;
-# 15: `# ## Title` comments in gallery scripts are headings; 16: add_newdoc(name, doc);
-# 17: add_newdoc with implicitly concatenated strings
 Progress = Callable[[str, int, int], None]
-
-
-@dataclass
-class FileResult:
-    """What one file contributed: nodes, their keys and terms, namespace, warnings.
-
-    A re-parsed file has ``records`` and ``tokens``; a reused one has its
-    undecoded ``chunk`` of ``nodes.jsonl`` (one line per node) and the
-    ``rows`` of the previous term arrays. Both have ``keys`` (one per node).
-    """
-
-    rel: str
-    digest: str
-    records: list[dict[str, Any]] = field(default_factory=list)
-    tokens: list[list[str]] = field(default_factory=list)
-    namespace: dict[str, Any] | None = None
-    namespace_line: bytes | None = None
-    warnings: list[str] = field(default_factory=list)
-    keys: Keys = field(default_factory=Keys)  # empty for a reused file: see ``rows``
-    chunk: bytes | None = None
-    rows: OldRows | None = None
-    redacted: int = 0  # secret values replaced by placeholders (codecite.indexer.redaction)
-
-    @property
-    def count(self) -> int:
-        return self.rows.stop - self.rows.start if self.rows is not None else len(self.keys)
 
 
 @dataclass
@@ -117,17 +75,10 @@ class BuildReport:
     embedding: dict[str, Any] | None = None  # the manifest's entry (``stale`` when some are)
 
 
-def _decode(file: CorpusFile, warnings: list[str]) -> str:
-    try:
-        return file.content().decode("utf-8")
-    except UnicodeDecodeError:
-        warnings.append(f"{file.rel}: not valid UTF-8, decoded with replacement characters")
-        return file.content().decode("utf-8", errors="replace")
-
-
 def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
     """Parse one corpus file into node records (id, text, metadata) and tokens.
 
+    Which parser reads the file, and how, is ``codecite.node_parsers.dispatch``.
     A parser failure on one file (a bug, or input beyond what a parser can take)
     becomes a warning and no nodes for that file; it never stops the build.
     """
@@ -145,61 +96,17 @@ def parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
 
 
 def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
-    # imported here: the parsers make LlamaIndex nodes, and importing llama_index.core
-    # (0.75 s) is most of a build that finds nothing changed
     from codecite.indexer.redaction import redact_secrets
-    from codecite.node_parsers.docs import parse_doc, parse_markdown
-    from codecite.node_parsers.python import module_name_for, parse_python_source
-    from codecite.node_parsers.recipes import parse_recipe
 
     result = FileResult(file.rel, file.digest)
-    text = _decode(file, result.warnings)
+    text = read_text(file, result.warnings)
     if cfg.redact_secrets:  # before any parser: nodes, terms, symbols, vectors see placeholders
         redacted = redact_secrets(text, file.rel)
         text, result.redacted = redacted.text, redacted.count
-    if not text.strip() and not file.rel.endswith(("__init__.py", "__init__.pyi")):
-        result.warnings.append(f"{file.rel}: empty file; nothing to index")
-    if file.role is FileRole.PYTHON:
-        module = module_name_for(file.rel, cfg.package_dirs)
-        parsed = parse_python_source(text.encode("utf-8"), file.rel, module, cfg.include_private)
-        nodes = parsed.nodes
-        result.namespace = parsed.namespace.to_json()
-        if parsed.partial:
-            result.warnings.append(
-                f"{file.rel}: syntax errors near line(s) "
-                f"{', '.join(map(str, parsed.error_lines[:5]))}; "
-                "partially parsed"
-            )
-        result.warnings += [f"{file.rel}: {w}" for w in parsed.warnings]
-        if file.rel.split("/", 1)[0] in DEFAULT_EXAMPLE_DIRS:
-            from codecite.node_parsers.scripts import example_page
-
-            page = example_page(text, file.rel, max_chars=cfg.max_section_chars)
-            if page is not None:  # a gallery page: its docstring opens the page's first
-                # section, and its variables (`tips = load_dataset(...)`) are not API
-                nodes = [
-                    n
-                    for n in nodes
-                    if n.metadata["kind"] != "module_doc"
-                    and n.metadata.get("symbol_type") != "assignment"
-                ] + page
-    elif file.role is FileRole.RECIPE:
-        nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
-    elif file.rel.lower().endswith(".ipynb"):
-        from codecite.node_parsers.notebooks import NotebookError, parse_notebook
-
-        try:
-            nodes = parse_notebook(text, file.rel, max_chars=cfg.max_section_chars)
-        except NotebookError as exc:
-            nodes = []
-            result.warnings.append(f"{file.rel}: {exc}; not indexed")
-    else:
-        nodes = (
-            parse_doc(text, file.rel, max_chars=cfg.max_section_chars)
-            if file.rel.lower().endswith(DOC_SUFFIXES)
-            else parse_markdown(text, file.rel, max_chars=cfg.max_section_chars)
-        )
-    for node in nodes:
+    parsed = parse_text(text, file, cfg)
+    result.namespace = parsed.namespace
+    result.warnings += parsed.warnings
+    for node in parsed.nodes:
         meta = dict(node.metadata)
         tag_node(meta, node.text, cfg)
         result.records.append({"id": node.node_id, "text": node.text, "metadata": meta})
@@ -230,87 +137,6 @@ def infer_node_workflow(meta: dict[str, Any], text: str, cfg: CodeciteConfig) ->
     return None
 
 
-# -- previous index ----------------------------------------------------------------------
-
-
-def _reusable_manifest(cfg: CodeciteConfig) -> tuple[dict[str, Any] | None, str | None]:
-    """The previous manifest when its settings match this build's and every index file
-    verifies, else None; and, for an index found damaged or untrusted, what was found."""
-    if not cfg.index_path.exists():
-        return None, None
-    try:
-        manifest = read_manifest(cfg.index_path)
-    except (CodeciteError, OSError, ValueError) as exc:
-        return None, str(exc)
-    if (
-        manifest.get("config_digest") != cfg.digest()
-        or manifest.get("tokenizer") != TokenizerSettings().to_json()
-        or manifest.get("parser_version") != PARSER_VERSION
-    ):
-        return None, None
-    if not cfg.trust_index_from_elsewhere and not verifies(manifest):
-        return None, (
-            f"index at '{cfg.index_path}' was not built here (its keyed digest does not verify)"
-        )
-    try:
-        verify_files(cfg.index_path, manifest)
-    except (CodeciteError, OSError) as exc:
-        return None, str(exc)
-    return manifest, None
-
-
-@dataclass
-class Previous:
-    """The previous index, undecoded: per-file results, its keys and term arrays."""
-
-    files: dict[str, FileResult]
-    keys: Keys
-    terms: NodeTerms
-
-
-def _previous(cfg: CodeciteConfig, manifest: dict[str, Any]) -> Previous | None:
-    """The previous index's per-file results, to reuse unchanged files."""
-    path = cfg.index_path
-    try:
-        blobs = {rel: read_verified(path, manifest, rel) for rel in (NODES, SYMBOLS, *REUSE_FILES)}
-        data = blobs[NODES]
-        keys = Keys.load(path, blobs)
-        terms = NodeTerms.load(path, blobs)
-        namespaces = read_symbols(blobs[SYMBOLS], path / SYMBOLS)
-        counts = [(int(info["nodes"]), int(info["bytes"])) for info in manifest["files"].values()]
-    except (CodeciteError, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
-        logger.info("previous index not reusable (%s); full build", exc)
-        return None
-    total = sum(n for n, _ in counts)
-    if (
-        len(keys) != total
-        or terms.size != total
-        or data.count(b"\n") != total
-        or len(data) != sum(size for _, size in counts)
-    ):
-        return None  # the manifest does not describe these files
-    per_file: dict[str, FileResult] = {}
-    start = offset = 0
-    for (rel, info), (count, size) in zip(manifest["files"].items(), counts, strict=True):
-        chunk = data[offset : offset + size]
-        if size and not chunk.endswith(b"\n"):
-            return None
-        per_file[rel] = FileResult(
-            rel,
-            info["digest"],
-            warnings=list(info.get("warnings", [])),
-            chunk=chunk,
-            rows=OldRows(start, start + count),
-            redacted=int(info.get("redacted", 0)),
-        )
-        start, offset = start + count, offset + size
-    for ns, line in namespaces:
-        if ns.get("source_path") in per_file:
-            per_file[ns["source_path"]].namespace = ns
-            per_file[ns["source_path"]].namespace_line = line
-    return Previous(per_file, keys, terms)
-
-
 # -- the build ------------------------------------------------------------------------------
 
 
@@ -337,7 +163,7 @@ def build_index(
     with build_lock(cfg.index_path, wait=wait) as journal, collector_paused():
         recover_index(cfg.index_path, journal, clean=True)
         check_replaceable(cfg.index_path)
-        old_manifest, damage = (None, None) if full else _reusable_manifest(cfg)
+        old_manifest, damage = (None, None) if full else reusable_manifest(cfg)
         corpus = walk_corpus(cfg, known=old_manifest.get("files") if old_manifest else None)
         if (
             old_manifest is not None
@@ -362,7 +188,7 @@ def _update(
     A function of its own so that the per-file tables are freed before the
     garbage collector is switched back on (it would otherwise scan them all).
     """
-    previous = _previous(cfg, old_manifest) if old_manifest is not None else None
+    previous = load_previous(cfg, old_manifest) if old_manifest is not None else None
     results, reparsed = _parse_all(corpus, cfg, previous.files if previous else {}, progress)
     return _write(cfg, corpus, results, previous, embed, progress, journal), reparsed
 
@@ -437,7 +263,7 @@ def _write(
             embed,
             progress,
         )
-        manifest = _manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
+        manifest = build_manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
         manifest["checksums"] = checksum_files(tmp, known={NODES: nodes_digest})
         manifest[SEAL] = seal(manifest)
         write_marker(tmp, [*manifest["checksums"], MANIFEST])
@@ -452,37 +278,6 @@ def _new_rows(fr: FileResult) -> NewRows:
         mining_rows(*row) for row in zip(k.kind, k.symbol, k.docstring, fr.tokens, strict=True)
     ]
     return NewRows(fr.tokens, [p for p, _ in pairs], [i for _, i in pairs])
-
-
-# symbols.json holds one module a line, so a reused file's namespace is copied as it is:
-# {"modules": {
-# "pkg.mod": {...},
-# ...
-# }}
-_SYMBOLS_HEAD, _SYMBOLS_TAIL = b'{"modules": {\n', b"\n}}\n"
-
-
-def write_symbols(table: SymbolTable, results: list[FileResult]) -> bytes:
-    raw = {id(fr.namespace): fr.namespace_line for fr in results if fr.namespace is not None}
-    lines = [
-        raw.get(id(ns))
-        or json.dumps(module, ensure_ascii=False).encode("utf-8")
-        + b": "
-        + json.dumps(ns, ensure_ascii=False).encode("utf-8")
-        for module, ns in table.modules.items()
-    ]
-    return _SYMBOLS_HEAD + b",\n".join(lines) + _SYMBOLS_TAIL
-
-
-def read_symbols(data: bytes, path: Path) -> list[tuple[dict[str, Any], bytes]]:
-    """(namespace, its line) for every module of a ``symbols.json`` written by this build."""
-    modules = json.loads(data).get("modules", {})
-    lines = data[len(_SYMBOLS_HEAD) : -len(_SYMBOLS_TAIL)].split(b",\n") if modules else []
-    if not data.startswith(_SYMBOLS_HEAD) or len(lines) != len(modules):
-        raise IndexIntegrityError(
-            f"index file '{path}' is not laid out one module a line; {REBUILD_FIX}"
-        )
-    return list(zip(modules.values(), lines, strict=True))
 
 
 def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int]) -> bytes:
@@ -510,57 +305,6 @@ def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int
         rec["metadata"]["public"] = public[i]
         lines[i - start] = json.dumps(rec, ensure_ascii=False).encode("utf-8")
     return b"".join(line + b"\n" for line in lines)
-
-
-def _manifest(
-    cfg: CodeciteConfig,
-    corpus: Corpus,
-    results: list[FileResult],
-    sizes: list[int],
-    keys: Keys,
-    derived: dict[str, Any],
-) -> dict[str, Any]:
-    from codecite.indexer.redaction import RedactionSummary
-
-    kinds = Counter(keys.kind)
-    workflows = Counter(w or "none" for w in keys.workflow)
-    stats = {f.rel: f.stat_entry() for f in corpus.files}
-    return {
-        "format_version": FORMAT_VERSION,
-        "codecite_version": __version__,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "root": str(cfg.root),
-        "config_source": cfg.source,
-        "config_digest": cfg.digest(),
-        "tokenizer": TokenizerSettings().to_json(),
-        "parser_version": PARSER_VERSION,
-        "fingerprint": corpus.fingerprint,
-        "node_count": len(keys),
-        "counts": {
-            "by_kind": dict(sorted(kinds.items())),
-            "by_workflow": dict(sorted(workflows.items())),
-        },
-        "files": {
-            fr.rel: {
-                "digest": fr.digest,
-                "nodes": fr.count,
-                "bytes": size,
-                **stats.get(fr.rel, {}),
-                "warnings": fr.warnings,
-                "redacted": fr.redacted,
-            }
-            for fr, size in zip(results, sizes, strict=True)
-        },
-        "redaction": RedactionSummary(
-            cfg.redact_secrets,
-            {  # what `codecite stats` counts
-                fr.rel: fr.redacted for fr in results if fr.redacted
-            },
-        ).to_json(),
-        "skipped": [{"path": s.rel, "reason": s.reason.value} for s in corpus.skipped],
-        "warnings": [w for fr in results for w in fr.warnings],
-        **derived,
-    }
 
 
 def _report(

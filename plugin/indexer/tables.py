@@ -28,8 +28,10 @@ from codecite.retrievers.mined import Rows, mine_rows
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import ScoringSettings
 from codecite.store.files import read_manifest
-from codecite.store.reuse import CODE_KINDS, DOC_KINDS, Keys, NodeTerms, mined
+from codecite.store.reuse import Keys, mined
 from codecite.store.symbols import SymbolTable
+from codecite.store.term_counts import NodeTerms
+from codecite.vocabulary import CODE_KINDS, DOC_KINDS
 
 
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
@@ -302,7 +304,7 @@ def write_derived(
     )
     embedding = None
     if _vectors_wanted(cfg, embed):
-        from codecite.dense.retrieval import write_vectors
+        from codecite.dense.build import write_vectors
 
         embedding = write_vectors(index_dir, cfg, records(), embed, progress)
     return {

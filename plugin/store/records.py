@@ -52,7 +52,8 @@ from typing import Any, BinaryIO
 
 from codecite.errors import IndexIntegrityError
 from codecite.node_parsers.schema import NodeKind
-from codecite.store.files import REBUILD_FIX, check_size
+from codecite.store.files import check_size
+from codecite.vocabulary import REBUILD_FIX
 
 __all__ = ["METADATA_FIELDS", "REQUIRED_METADATA", "Shape", "read_node_records", "record_problem"]
 

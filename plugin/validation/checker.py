@@ -9,9 +9,10 @@ could not prove.
 
 It only errors on what the table proves absent or wrong; what it cannot verify
 is a warning, so it never blocks a script on its own inability to verify. Names
-from other packages (stdlib, numpy) are left alone. ``errors``/``warnings`` are
-plain messages (the reference design's format); ``findings`` carries the same
-problems with line, level, symbol and close real names.
+from other packages (stdlib, numpy) are left alone. The result is a
+:class:`~codecite.validation.findings.ValidationReport`: ``errors``/``warnings``
+are plain messages; ``findings`` carries the same problems with line, level,
+symbol and close real names (see docs/validation.md).
 
 Example:
     >>> validate_generated_code("from pkg import static_shift\\n", table)  # doctest: +SKIP
@@ -23,24 +24,15 @@ Example:
 from __future__ import annotations
 
 import ast
-import importlib
-import importlib.util
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Protocol
 
 from codecite.store.symbols import SymbolTable
-from codecite.validation.namespace import (
-    OPAQUE,
-    CallShape,
-    Namespace,
-    Ref,
-    RefKind,
-    bind_problems,
-    did_you_mean,
-    with_hint,
-)
+from codecite.validation.calls import CallShape, bind_problems
+from codecite.validation.findings import ERROR, WARNING, Finding, ValidationReport, build_report
+from codecite.validation.import_check import run_import_checks
+from codecite.validation.namespace import OPAQUE, Namespace, Ref, RefKind, with_hint
 
 logger = logging.getLogger(__name__)
 
@@ -48,25 +40,11 @@ IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "B
 GUARD_NOTE = " (guarded by try/except ImportError)"
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem: line, ``error``/``warning``, the symbol, the message, close names."""
+class HasSymbolTable(Protocol):
+    """Anything with the package's symbol table (a loaded index)."""
 
-    line: int
-    level: str
-    symbol: str
-    message: str
-    suggestions: tuple[str, ...] = ()
-    probe: tuple[str, str] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "line": self.line,
-            "level": self.level,
-            "symbol": self.symbol,
-            "message": self.message,
-            "suggestions": list(self.suggestions),
-        }
+    @property
+    def symbol_table(self) -> SymbolTable: ...
 
 
 def _catches_import_error(node: ast.Try) -> bool:
@@ -117,11 +95,11 @@ class _Checker(ast.NodeVisitor):
         if ref.kind is RefKind.ABSENT:
             guarded = is_import and self.guarded > 0
             message = with_hint(ref.reason, ref.suggestions) + (GUARD_NOTE if guarded else "")
-            self.add(line, "warning" if guarded else "error", ref.display, message, ref.suggestions)
+            self.add(line, WARNING if guarded else ERROR, ref.display, message, ref.suggestions)
         elif ref.kind is RefKind.UNKNOWN:
             self.add(
                 line,
-                "warning",
+                WARNING,
                 ref.display,
                 f"'{ref.display}' cannot be verified statically: {ref.reason}",
                 probe=ref.probe,
@@ -167,7 +145,7 @@ class _Checker(ast.NodeVisitor):
         if self.module is None:
             self.add(
                 node.lineno,
-                "warning",
+                WARNING,
                 dots,
                 f"relative import '{dots}' cannot be "
                 "resolved: the script's module is unknown (pass module=...)",
@@ -340,14 +318,14 @@ class _Checker(ast.NodeVisitor):
                 message += f" (not certain: {problem.doubt})"
             self.add(
                 node.lineno,
-                "error" if problem.certain else "warning",
+                ERROR if problem.certain else WARNING,
                 func.display,
                 message,
                 problem.suggestions,
             )
 
 
-def _table_of(index: Any) -> SymbolTable | None:
+def _table_of(index: SymbolTable | HasSymbolTable | None) -> SymbolTable | None:
     if index is None or isinstance(index, SymbolTable):
         return index
     return getattr(index, "symbol_table", None)
@@ -360,74 +338,14 @@ def _packages(package: str | Iterable[str] | None, table: SymbolTable | None) ->
     return {n.split(".", 1)[0] for n in names}
 
 
-def _unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
-
-
-def _result(
-    syntax_ok: bool, findings: list[Finding], checked: list[str], import_checked: list[str]
-) -> dict[str, Any]:
-    errors = _unique(f.message for f in findings if f.level == "error")
-    return {
-        "ok": syntax_ok and not errors,
-        "syntax_ok": syntax_ok,
-        "errors": errors,
-        "warnings": _unique(f.message for f in findings if f.level == "warning"),
-        "checked": _unique(checked),
-        "findings": [f.to_json() for f in findings],
-        "import_checked": import_checked,
-    }
-
-
-def _import_probe(finding: Finding) -> Finding | None:
-    """Try an unprovable name by importing its module; None when it is verified."""
-    module, name = finding.probe or ("", "")
-    try:
-        mod = importlib.import_module(module)
-        present = hasattr(mod, name) or (
-            hasattr(mod, "__path__") and importlib.util.find_spec(f"{module}.{name}") is not None
-        )
-    except Exception as exc:  # an installed package can fail to import in any way
-        logger.debug("import check of %s failed", module, exc_info=True)
-        return replace(
-            finding,
-            message=f"{finding.message} (import check failed: {type(exc).__name__}: {exc})",
-            probe=None,
-        )
-    if present:
-        return None
-    near = did_you_mean(name, dir(mod))
-    message = with_hint(f"'{module}' has no attribute or submodule '{name}'", near)
-    return replace(
-        finding, level="error", message=f"{message} (import check)", suggestions=near, probe=None
-    )
-
-
-def _run_import_checks(
-    findings: list[Finding], checked: list[str], import_checked: list[str]
-) -> list[Finding]:
-    out = []
-    for finding in findings:
-        if finding.level != "warning" or finding.probe is None:
-            out.append(finding)
-            continue
-        probed = _import_probe(finding)
-        if probed is None:
-            checked.append(finding.symbol)
-            import_checked.append(finding.symbol)
-        else:
-            out.append(probed)
-    return out
-
-
 def validate_generated_code(
     code: str,
-    index: Any = None,
+    index: SymbolTable | HasSymbolTable | None = None,
     package: str | Iterable[str] | None = None,
     import_check: bool = False,
     *,
     module: str | None = None,
-) -> dict[str, Any]:
+) -> ValidationReport:
     """Check a generated script's use of the indexed package without importing it.
 
     Args:
@@ -439,6 +357,7 @@ def validate_generated_code(
         module: the dotted module the script would live at, for relative imports.
 
     Returns:
+        a :class:`~codecite.validation.findings.ValidationReport`:
         ``{ok, syntax_ok, errors, warnings, checked, findings, import_checked}``.
 
     Example:
@@ -450,14 +369,14 @@ def validate_generated_code(
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = getattr(exc, "lineno", None) or 0
         msg = getattr(exc, "msg", None) or str(exc) or "nested too deeply to parse"
-        finding = Finding(line, "error", "", f"syntax error at line {line}: {msg}")
-        return _result(False, [finding], [], [])
+        finding = Finding(line, ERROR, "", f"syntax error at line {line}: {msg}")
+        return build_report([finding], syntax_ok=False, checked=[], import_checked=[])
     table = _table_of(index)
     checker = _Checker(Namespace.of(table or SymbolTable(), _packages(package, table)), module)
     if table is None:
         checker.add(
             0,
-            "warning",
+            WARNING,
             "",
             "no symbol table given: nothing was checked against the package (pass index=)",
         )
@@ -466,7 +385,7 @@ def validate_generated_code(
     except RecursionError:  # an expression nested deeper than the walk can follow
         checker.add(
             0,
-            "warning",
+            WARNING,
             "",
             "code nested too deeply to check completely; "
             "only the part before the deep nesting was checked",
@@ -474,5 +393,5 @@ def validate_generated_code(
     import_checked: list[str] = []
     findings, checked = checker.findings, list(checker.checked)
     if import_check:
-        findings = _run_import_checks(findings, checked, import_checked)
-    return _result(True, findings, checked, import_checked)
+        findings = run_import_checks(findings, checked, import_checked)
+    return build_report(findings, syntax_ok=True, checked=checked, import_checked=import_checked)

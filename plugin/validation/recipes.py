@@ -171,9 +171,9 @@ class _RecipeChecker:
         result = validate_generated_code(code, self.ns.table, package=self.ns.packages)
         flagged = {p.line for p in self.problems} - seen
         for finding in result["findings"]:
-            line = block.start + max(finding["line"], 1) - 1
-            if line not in flagged:
-                self.problem(line, finding["symbol"], finding["message"], finding["level"])
+            number = block.start + max(finding["line"], 1) - 1
+            if number not in flagged:
+                self.problem(number, finding["symbol"], finding["message"], finding["level"])
         self.checked.extend(s for s in result["checked"] if s not in self.checked)
 
     def run(self, text: str) -> RecipeReport:

@@ -14,13 +14,9 @@ from llama_index.core import Settings
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import Response, StreamingResponse
 
-from codecite.answers.engine import (
-    NO_RUN_NOTICE,
-    WORKFLOW_RULE,
-    CodeciteQueryEngine,
-    check_citations,
-    filter_stream,
-)
+from codecite.answers.citations import check_citations, filter_stream
+from codecite.answers.engine import WORKFLOW_RULE, CodeciteQueryEngine
+from codecite.answers.texts import NO_RUN_NOTICE
 
 PARAMS_Q = "what parameters does load_survey take?"
 CITED = (

@@ -7,14 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from codecite.answers.session import (
-    ProjectRegistry,
-    RegistryEntry,
-    Session,
-    Turn,
-    rewrite_followup,
-)
-from codecite.config.model import load_config
+from codecite.answers.followups import rewrite_followup
+from codecite.answers.registry import ProjectRegistry, RegistryEntry
+from codecite.answers.session import Session, Turn
+from codecite.config import load_config
 from codecite.errors import ConfigError
 
 REG = ProjectRegistry(
@@ -86,6 +82,9 @@ def test_session_round_trips_and_records_workflows_as_not_run(tmp_path: Path) ->
     assert again.turns == s.turns and again.last_symbol == "pkg.f"
     assert again.choices == {"line": "L22"}
     assert again.workflow_history[0]["status"] == "reported, not run"
+    on_disk = json.loads(path.read_text(encoding="utf-8"))
+    assert on_disk["turns"][0]["line"] == "L22" and "entry" not in on_disk["turns"][0]
+    assert again.turns[0].entry == again.last_entry == "L22"
 
 
 def test_corrupt_session_file_names_the_fix(tmp_path: Path) -> None:
@@ -105,7 +104,7 @@ def test_rewrite_rules_unit() -> None:
             "correct static shift on L22",
             "workflow",
             "offline_answer",
-            line="L22",
+            entry="L22",
             symbols=("geokit.a.estimate_ss_ama", "geokit.a.StaticShiftAgent"),
         )
     )

@@ -36,7 +36,7 @@ QUESTIONS = [
     ("how is the build lock taken so two builds do not collide", ["plugin/store/lock.py"]),
     (
         "how are follow-up questions rewritten into standalone queries",
-        ["plugin/answers/session.py"],
+        ["plugin/answers/followups.py"],
     ),
     (
         "how does a python file get parsed with tree-sitter",

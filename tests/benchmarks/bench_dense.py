@@ -82,7 +82,7 @@ def p50_ms(fn, repeat: int = 3) -> float:
 
 
 def throughput(nodes: list[TextNode]) -> tuple[float, float, float] | None:
-    from codecite.dense.embeddings import LocalMiniLMEmbedding, local_available
+    from codecite.dense.local_model import LocalMiniLMEmbedding, local_available
 
     if not local_available():
         return None

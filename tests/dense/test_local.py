@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import codecite
-from codecite.dense.embeddings import LOCAL_MODEL, local_available
+from codecite.dense.local_model import local_available
+from codecite.dense.spec import LOCAL_MODEL
 from codecite.retrievers.tokenizer import tokenize
 
 pytestmark = pytest.mark.skipif(

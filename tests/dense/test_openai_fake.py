@@ -172,9 +172,7 @@ def test_no_key_means_lexical_only_with_one_warning(
     with caplog.at_level(logging.WARNING, logger="codecite"):
         report = codecite.build(sample_repo)
     assert report.nodes > 0 and _manifest(sample_repo)["embedding"] is None
-    warnings = [
-        r.getMessage() for r in caplog.records if r.name.startswith("codecite.dense.retrieval")
-    ]
+    warnings = [r.getMessage() for r in caplog.records if r.name.startswith("codecite.dense")]
     assert len(warnings) == 1 and "OPENAI_API_KEY" in warnings[0]
     assert fake_openai.state.requests == 0
     assert not (sample_repo / ".codecite" / VECTORS).exists()

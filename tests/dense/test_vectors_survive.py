@@ -19,8 +19,7 @@ from dense_fakes import API_KEY, FakeServer, hashed_bow
 
 import codecite
 from codecite.cli.app import EXIT_FAIL, EXIT_OK, main
-from codecite.dense import embeddings
-from codecite.dense import retrieval as dense
+from codecite.dense import backends, embeddings
 from codecite.dense.vectors import VECTOR_IDS, VECTORS
 
 DIM = 32
@@ -45,7 +44,7 @@ def fake_local(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLocal]:
 
     monkeypatch.setattr(embeddings, "local_available", lambda: fake.available)
     monkeypatch.setattr(embeddings.LocalMiniLMEmbedding, "_encode", encode)
-    monkeypatch.setattr(dense, "_local_models", {})  # no fake model cached for other tests
+    monkeypatch.setattr(backends, "_local_models", {})  # no fake model cached for other tests
     yield fake
 
 
@@ -370,7 +369,7 @@ def test_vectors_of_an_index_not_built_here_are_not_carried_over(
 ):
     """Another user's key (codecite.store.seal): the index is rebuilt, its vectors not reused."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
-    with caplog.at_level("WARNING", logger="codecite.dense.retrieval"):
+    with caplog.at_level("WARNING", logger="codecite.dense"):
         assert _build(str(embedded), "--embed") == EXIT_OK
     assert "not built here" in caplog.text
     assert len(fake_local.embedded) == _manifest(embedded)["node_count"]

@@ -11,7 +11,7 @@ import pytest
 import codecite
 from codecite.evals import Decision, decide, load_suites, run_eval
 from codecite.evals.baseline import BaselineSystem, line_span, overlaps, symbol_spans
-from codecite.evals.harness import BASELINE, CODECITE
+from codecite.evals.runs import BASELINE, CODECITE
 
 # Verbatim in the reference design's record format (same field names, no `kind`).
 REFERENCE_SUITE = "\n".join(

@@ -1,4 +1,4 @@
-"""Issue 6.1: bad corpus input never breaks a build and never touches other files.
+"""Bad corpus input never breaks a build and never touches other files.
 
 Each case plants one bad file in a copy of the fixture repository, builds, and
 checks three things: the build completes; the file's fate (skipped with its
@@ -26,7 +26,7 @@ from reliability_support import (
 )
 
 import codecite
-from codecite.indexer import corpus
+from codecite.indexer import corpus, walk
 
 
 @pytest.fixture(scope="module")
@@ -235,14 +235,14 @@ def test_unreadable_file_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     root = copy_sample(tmp_path / "repo")
     secret = root / "geokit" / "secret.py"
     secret.write_text("def hidden():\n    pass\n")
-    real_read = corpus.read_file
+    real_read = walk.read_file
 
     def read_file(path: str) -> bytes:
         if path.endswith("secret.py"):
             raise PermissionError(13, "Permission denied", path)
         return real_read(path)
 
-    monkeypatch.setattr(corpus, "read_file", read_file)
+    monkeypatch.setattr(walk, "read_file", read_file)
     report = codecite.build(root)
     assert report.skipped["unreadable"] == ["geokit/secret.py"]
     assert "geokit/secret.py" not in records_by_file(root)
@@ -259,7 +259,7 @@ def test_unreadable_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.Monkey
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr(corpus.os, "scandir", scandir)
+    monkeypatch.setattr(walk.os, "scandir", scandir)
     assert codecite.build(root).skipped["unreadable"] == ["docs/private"]
 
 

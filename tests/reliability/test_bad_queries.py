@@ -1,4 +1,4 @@
-"""Issue 6.2: bad queries and arguments give a clear result or a clear error.
+"""Bad queries and arguments give a clear result or a clear error.
 
 A clear result is a ``RetrievedContext`` (possibly empty, with the tokens it
 searched for) or a ``Response``; a clear error is ``QueryError`` from the API

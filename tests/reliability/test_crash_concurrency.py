@@ -1,4 +1,4 @@
-"""Issue 6.4: killed builds, interrupted builds, concurrent builds, readers during builds.
+"""Killed builds, interrupted builds, concurrent builds, readers during builds.
 
 - A build killed (SIGKILL) at any stage leaves the previous index loadable,
   unchanged, and the next build cleans up after it.

@@ -1,4 +1,4 @@
-"""Issue 6.6: random input to every parser and loader raises nothing but documented errors.
+"""Random input to every parser and loader raises nothing but documented errors.
 
 Parsers (Python, Markdown, reST, recipes) and the tokenizer must accept any
 text and return a result; the config loader, the suite loader and the code
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import codecite
-from codecite.config.model import load_config
+from codecite.config import load_config
 from codecite.errors import CodeciteError, ConfigError, SuiteError
 from codecite.evals import load_suite
 from codecite.node_parsers.docs import parse_doc, parse_markdown, parse_rst

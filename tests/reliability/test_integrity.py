@@ -1,4 +1,4 @@
-"""Issue 6.3: a damaged index is detected on load, named, and never executed.
+"""A damaged index is detected on load, named, and never executed.
 
 Every file of ``.codecite/`` is damaged in turn (missing, truncated, a byte
 changed, and edited *with* its checksum updated in the manifest, which is what
@@ -22,8 +22,8 @@ from reliability_support import FakeEmbedding, cli
 import codecite
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, ManifestError
 from codecite.store import files as store
-from codecite.store.reuse import NodeTerms
 from codecite.store.seal import seal
+from codecite.store.term_counts import NodeTerms
 
 FIX = "run `codecite build --full`"
 INDEX_FILES = [

@@ -1,4 +1,4 @@
-"""Issue 9: loaded node records are typed.
+"""Loaded node records are typed.
 
 A ``nodes.jsonl`` edited with its checksum updated (and the manifest sealed
 again, as a careful tamperer with this user's key would) passes every

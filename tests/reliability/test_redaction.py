@@ -1,4 +1,4 @@
-"""Issue 11: credentials in indexed files never reach the index, the answers or a model.
+"""Credentials in indexed files never reach the index, the answers or a model.
 
 Credential forms are planted in a copy of the fixture repository (a Python
 module, Markdown and reST pages, a TOML file, a notebook), the repository is
@@ -23,9 +23,10 @@ from hypothesis import strategies as st
 from reliability_support import FakeEmbedding, _fake_vector, cli_inproc
 
 import codecite
-from codecite.config.model import load_config
-from codecite.indexer.corpus import walk_corpus
-from codecite.indexer.redaction import RedactionSummary, looks_random, redact_secrets, secret_name
+from codecite.config import load_config
+from codecite.indexer.redaction import RedactionSummary, redact_secrets
+from codecite.indexer.secret_rules import looks_random, secret_name
+from codecite.indexer.walk import walk_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 _RNG = random.Random(11)

@@ -1,4 +1,4 @@
-"""Issue 6.5: API keys never reach disk, output or logs; config paths stay in the repository.
+"""API keys never reach disk, output or logs; config paths stay in the repository.
 
 Keys: a key planted in the environment (and an ``api_key`` attempted in the
 settings file) must not appear in any file of the index, in the output of

@@ -1,4 +1,4 @@
-"""Issue 4 and 14: special files never block or flood a build or a query.
+"""Special files never block or flood a build or a query.
 
 A FIFO waits for a writer forever, a character device such as ``/dev/zero``
 never ends, a symlink may lead out of the repository. Every file codecite
@@ -22,7 +22,7 @@ import pytest
 from reliability_support import cli, copy_sample
 
 import codecite
-from codecite.config.model import load_config, project_name
+from codecite.config import load_config, project_name
 from codecite.node_parsers.notebooks import NotebookError, parse_notebook
 
 HANG = 60  # seconds: a build of the fixture takes about one; more means it hangs
@@ -161,7 +161,7 @@ def test_notebook_json_error_says_where_once() -> None:
 
 
 def test_fifo_registry_file_is_a_one_line_error_not_a_hang(tmp_path: Path) -> None:
-    from codecite.answers.session import load_registry_file
+    from codecite.answers.registry import load_registry_file
     from codecite.errors import ConfigError
 
     root = copy_sample(tmp_path / "repo")

@@ -1,4 +1,4 @@
-"""Issue 10: no traceback for a user mistake.
+"""No traceback for a user mistake.
 
 An output path that cannot be written (``eval --json``, ``eval --plot``,
 ``report --out``), a repository folder that cannot be written, an index of

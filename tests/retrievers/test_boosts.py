@@ -68,8 +68,9 @@ def test_compose_never_lifts_zero_and_multiplies(lexical: float, factors: list[f
 
 def test_lexical_and_propagation() -> None:
     assert boosts.lexical_score(2.0, 4.0) == 2.0 + 0.35 * 4.0
-    assert boosts.propagated_score(1.0, 10.0, 0.4) == 4.0
-    assert boosts.propagated_score(5.0, 10.0, 0.4) == 5.0
+    assert boosts.propagated_score(1.0, boosts.lent_score(10.0, 0.4)) == 4.0
+    assert boosts.propagated_score(5.0, boosts.lent_score(10.0, 0.4)) == 5.0
+    assert boosts.lent_score(10.0, 0.4, feedback=0.5) == 2.0
 
 
 @pytest.mark.parametrize(

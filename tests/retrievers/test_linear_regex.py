@@ -1,4 +1,4 @@
-"""Issue 8: query and build regexes are linear, and their output did not change.
+"""Query and build regexes are linear, and their output did not change.
 
 Each rewritten regex is compared with the one it replaced (copied below as the
 reference) on short random strings, where the old one is fast, and on every line

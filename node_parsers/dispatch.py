@@ -1,0 +1,130 @@
+"""Which parser reads a corpus file, and how: the per-file-type policy of a build.
+
+The builder (``codecite.indexer.build``) walks the corpus, reuses what did not
+change and writes the index; for each file to (re)parse it asks this module
+for the text (``read_text``) and, after redaction, for the nodes
+(``parse_text``):
+
+- Python (``FileRole.PYTHON``) -> the Python parser; a file under an examples
+  folder that is a script (``scripts.is_script``) is read as the gallery page it
+  renders to: its docstring and variables give way to the page's sections;
+- recipes (``FileRole.RECIPE``) -> the recipe parser;
+- ``.ipynb`` -> the notebook parser (a file that is no notebook: a warning);
+- ``.md``/``.markdown``/``.rst``/``.txt`` by suffix, and every other doc file
+  (``README``, ``CHANGES``, ...) as Markdown.
+
+``PARSER_VERSION`` is recorded in the manifest; a build reuses nodes and
+tables only from an index of the same version (docs/architecture.md,
+"Invariants").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from codecite.config.model import DEFAULT_EXAMPLE_DIRS, CodeciteConfig
+from codecite.indexer.corpus import FileRole
+from codecite.vocabulary import DOC_SUFFIXES, NOTEBOOK_SUFFIX  # others read as Markdown
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import TextNode
+
+    from codecite.indexer.corpus import CorpusFile
+
+# Bumped whenever parsing, tagging or the derived tables change what a build yields, so
+# that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
+PARSER_VERSION = 17
+PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
+
+
+@dataclass
+class ParsedFile:
+    """A parser's output for one corpus path: nodes, namespace (Python), warnings.
+
+    Warnings start with the path (``"pkg/a.py: ..."``); the manifest lists them.
+    """
+
+    nodes: list[TextNode] = field(default_factory=list)
+    namespace: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_text(file: CorpusFile, warnings: list[str]) -> str:
+    """The file's text; bytes that are not UTF-8 become replacement characters (a warning)."""
+    try:
+        return file.content().decode("utf-8")
+    except UnicodeDecodeError:
+        warnings.append(f"{file.rel}: not valid UTF-8, decoded with replacement characters")
+        return file.content().decode("utf-8", errors="replace")
+
+
+def parse_text(text: str, file: CorpusFile, cfg: CodeciteConfig) -> ParsedFile:
+    """Nodes of one corpus file's text, by the file's role and suffix.
+
+    The parsers are imported here, not at module level: they make LlamaIndex
+    nodes, and importing llama_index.core is most of the time of a build that
+    finds nothing changed.
+    """
+    parsed = ParsedFile()
+    if not text.strip() and not file.rel.endswith(PACKAGE_INITS):
+        parsed.warnings.append(f"{file.rel}: empty file; nothing to index")
+    if file.role is FileRole.PYTHON:
+        _parse_python(text, file.rel, cfg, parsed)
+    elif file.role is FileRole.RECIPE:
+        from .recipes import parse_recipe
+
+        parsed.nodes, _info = parse_recipe(text, file.rel, max_chars=cfg.max_section_chars)
+    elif file.rel.lower().endswith(NOTEBOOK_SUFFIX):
+        _parse_notebook(text, file.rel, cfg, parsed)
+    else:
+        from .docs import parse_doc, parse_markdown
+
+        parse = parse_doc if file.rel.lower().endswith(DOC_SUFFIXES) else parse_markdown
+        parsed.nodes = parse(text, file.rel, max_chars=cfg.max_section_chars)
+    return parsed
+
+
+def _parse_python(text: str, rel: str, cfg: CodeciteConfig, parsed: ParsedFile) -> None:
+    from .python import module_name_for, parse_python_source
+
+    module = module_name_for(rel, cfg.package_dirs)
+    result = parse_python_source(text.encode("utf-8"), rel, module, cfg.include_private)
+    parsed.nodes = result.nodes
+    parsed.namespace = result.namespace.to_json()
+    if result.partial:
+        parsed.warnings.append(
+            f"{rel}: syntax errors near line(s) "
+            f"{', '.join(map(str, result.error_lines[:5]))}; "
+            "partially parsed"
+        )
+    parsed.warnings += [f"{rel}: {w}" for w in result.warnings]
+    if rel.split("/", 1)[0] in DEFAULT_EXAMPLE_DIRS:
+        parsed.nodes = _gallery_nodes(text, rel, cfg, parsed.nodes)
+
+
+def _gallery_nodes(
+    text: str, rel: str, cfg: CodeciteConfig, nodes: list[TextNode]
+) -> list[TextNode]:
+    """An example that is a script is a gallery page: its docstring opens the page's
+    first section, and its variables (``tips = load_dataset(...)``) are not API; the
+    functions and classes it defines stay. An example application is left as code."""
+    from .scripts import example_page
+
+    page = example_page(text, rel, max_chars=cfg.max_section_chars)
+    if page is None:
+        return nodes
+    return [
+        n
+        for n in nodes
+        if n.metadata["kind"] != "module_doc" and n.metadata.get("symbol_type") != "assignment"
+    ] + page
+
+
+def _parse_notebook(text: str, rel: str, cfg: CodeciteConfig, parsed: ParsedFile) -> None:
+    from .notebooks import NotebookError, parse_notebook
+
+    try:
+        parsed.nodes = parse_notebook(text, rel, max_chars=cfg.max_section_chars)
+    except NotebookError as exc:
+        parsed.warnings.append(f"{rel}: {exc}; not indexed")

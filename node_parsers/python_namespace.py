@@ -1,0 +1,80 @@
+"""What a module binds at top level: definitions, imports, ``__all__``.
+
+Code validation and doc-to-symbol resolution read these namespaces
+(``symbols.json``); nothing is imported to find them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .python_syntax import text
+
+
+@dataclass
+class ModuleNamespace:
+    """The names a module binds at top level, as parsed (nothing imported)."""
+
+    module: str
+    source_path: str
+    is_package: bool = False
+    defines: dict[str, str] = field(default_factory=dict)  # name -> kind
+    imports: dict[str, str] = field(default_factory=dict)  # bound name -> absolute target
+    all_names: list[str] | None = None
+    star_imports: list[str] = field(default_factory=list)
+    has_getattr: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "module": self.module,
+            "source_path": self.source_path,
+            "is_package": self.is_package,
+            "defines": self.defines,
+            "imports": self.imports,
+            "all": self.all_names,
+            "star_imports": self.star_imports,
+            "has_getattr": self.has_getattr,
+        }
+
+    def resolve_relative(self, module_name: str) -> str:
+        """``..util`` seen from this module -> the absolute module name."""
+        dots = len(module_name) - len(module_name.lstrip("."))
+        rest = module_name[dots:]
+        if dots == 0:
+            return module_name
+        base = self.module.split(".")
+        if not self.is_package:
+            base = base[:-1]
+        if dots > 1:
+            base = base[: len(base) - (dots - 1)]
+        return ".".join([*base, rest] if rest else base)
+
+    def add_import(self, node: Any) -> None:
+        """Record the names an ``import`` or ``from ... import`` statement binds."""
+        if node.type == "import_statement":
+            for name in node.named_children:
+                if name.type == "aliased_import":
+                    target = text(name.child_by_field_name("name"))
+                    alias = text(name.child_by_field_name("alias"))
+                    self.imports[alias] = target
+                elif name.type == "dotted_name":
+                    target = text(name)
+                    self.imports.setdefault(target.split(".")[0], target.split(".")[0])
+            return
+        if node.type != "import_from_statement":
+            return
+        mod_node = node.child_by_field_name("module_name")
+        module = self.resolve_relative(text(mod_node).replace(" ", ""))
+        for child in node.named_children:
+            if child == mod_node:
+                continue
+            if child.type == "wildcard_import":
+                self.star_imports.append(module)
+            elif child.type == "aliased_import":
+                target = text(child.child_by_field_name("name"))
+                alias = text(child.child_by_field_name("alias"))
+                self.imports[alias] = f"{module}.{target}"
+            elif child.type == "dotted_name":
+                target = text(child)
+                self.imports[target] = f"{module}.{target}"

@@ -1,0 +1,154 @@
+"""API names a doc section cites (``refs``) and its examples use (``code_refs``).
+
+``refs`` are the raw names of Sphinx roles, autodoc and ``py:`` directives,
+MyST roles and links, and inline literals that look like dotted names;
+``code_refs`` the names a section's code imports and calls. Resolving them to
+symbols is the index's job, not the parser's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .doc_lines import FenceTracker
+
+_API_ROLES = frozenset({"func", "class", "meth", "attr", "mod", "exc", "data", "obj", "const"})
+_RST_ROLE = re.compile(r":(?:(\w+):)?([\w-]+):`([^`]+)`")
+_MYST_ROLE = re.compile(r"\{(?:(\w+):)?([\w-]+)\}`([^`]+)`")
+_DIRECTIVE_KINDS = "function|class|module|method|attribute|data|exception|decorator|property"
+_RST_DIRECTIVE = re.compile(
+    rf"^[ \t]*\.\.[ \t]+(?:auto|py:)(?:{_DIRECTIVE_KINDS})::[ \t]*([^\n]*)$", re.M
+)
+_MYST_DIRECTIVE = re.compile(
+    rf"^[ \t]*(?:`{{3,}}|:{{3,}})\{{(?:auto|py:)(?:{_DIRECTIVE_KINDS})\}}[ \t]*([^\n]*)$", re.M
+)
+_INLINE_LITERAL = re.compile(r"(?<!`)(`{1,2})([^`\n]+?)\1(?!`)")
+_DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+
+
+def _clean_target(raw: str) -> str | None:
+    """``Title <~pkg.f()>`` -> ``pkg.f``; None when it is not a dotted name."""
+    m = re.search(r"<([^<>]+)>\s*$", raw)
+    target = (m.group(1) if m else raw).strip().lstrip("~!").lstrip(".")
+    target = target.removesuffix("()")
+    return target if _DOTTED_NAME.match(target) else None
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with the given spans replaced by spaces (positions are kept)."""
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+def _blank_fences(text: str) -> str:
+    fences = FenceTracker()
+    return "\n".join(" " * len(line) if fences.inside(line) else line for line in text.split("\n"))
+
+
+def _role_hits(text: str) -> tuple[list[tuple[int, str]], str]:
+    """API role targets with positions, and the text with every role blanked out."""
+    hits: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
+    for pattern in (_RST_ROLE, _MYST_ROLE):
+        for m in pattern.finditer(text):
+            spans.append(m.span())
+            target = _clean_target(m.group(3))
+            if m.group(2) in _API_ROLES and m.group(1) in (None, "py") and target:
+                hits.append((m.start(), target))
+    return hits, _blank(text, spans)
+
+
+_LINK_TARGET = re.compile(r"\]\(\s*<?(~?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)>?\s*\)")
+
+
+def extract_refs(text: str) -> tuple[str, ...]:
+    """Raw API names mentioned in ``text``, de-duplicated, in order of appearance.
+
+    Example:
+        >>> extract_refs("Use :func:`~pkg.load` or `Env.get()`; see :ref:`intro`.")
+        ('pkg.load', 'Env.get')
+    """
+    outside_code = _blank_fences(text)
+    hits = [
+        (m.start(), m.group(1).split("(")[0].strip())
+        for pattern, source in ((_RST_DIRECTIVE, outside_code), (_MYST_DIRECTIVE, text))
+        for m in pattern.finditer(source)
+    ]
+    role_hits, rest = _role_hits(outside_code)
+    hits += role_hits
+    for m in _INLINE_LITERAL.finditer(rest):
+        name = m.group(2).strip().removesuffix("()")
+        hits.append((m.start(), name))
+    for m in _LINK_TARGET.finditer(rest):  # MyST cross-references: [`x`](pkg.mod.x)
+        hits.append((m.start(), m.group(1).strip().lstrip("~").removesuffix("()")))
+    seen: dict[str, None] = {}
+    for _, name in sorted(hits, key=lambda hit: hit[0]):
+        if _DOTTED_NAME.match(name):
+            seen.setdefault(name, None)
+    return tuple(seen)
+
+
+_CODE_LINE = re.compile(r"^(?:\s*(?:>>>|\.\.\.)\s|\s{3,}\S)")
+_CODE_IMPORT = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+\(?\s*([\w\s,]+)")
+_CODE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(")
+
+
+def extract_code_refs(text: str) -> tuple[str, ...]:
+    """API names a section's code examples use: imported names and called names.
+
+    Code is what is inside Markdown fences, doctest lines (``>>>``, ``...``) and
+    indented lines (reST literal and code blocks). Names only; whether they are
+    the section's topic is decided later, against the whole corpus (a name
+    every example imports says nothing about one section).
+
+    Example:
+        >>> extract_code_refs("Use it:\n\n    >>> from pkg.box import Box\n    >>> Box(1)\n")
+        ('pkg.box.Box', 'Box')
+    """
+    fences = FenceTracker()
+    code = [line for line in text.split("\n") if fences.inside(line) or _CODE_LINE.match(line)]
+    names: dict[str, None] = {}
+    for line in code:
+        for m in _CODE_IMPORT.finditer(line):
+            for name in m.group(2).split(","):
+                leaf = name.strip().split(" ")[0]
+                if leaf.isidentifier():
+                    names.setdefault(f"{m.group(1)}.{leaf}", None)
+        for m in _CODE_CALL.finditer(line):
+            if m.group(1) not in _NOT_API:
+                names.setdefault(m.group(1), None)
+    return tuple(names)
+
+
+_NOT_API = frozenset(
+    {
+        "print",
+        "len",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "range",
+        "isinstance",
+        "type",
+        "super",
+        "repr",
+        "open",
+        "sorted",
+        "getattr",
+        "setattr",
+        "hasattr",
+        "lambda",
+        "if",
+        "for",
+        "while",
+        "return",
+    }
+)

@@ -1,0 +1,194 @@
+"""``codecite build`` and ``codecite stats``: make or update the index, show what it holds.
+
+Build progress is a tqdm bar per stage (parsing, embedding) on stderr, drawn only
+when stderr is a terminal; piped or captured output carries no progress at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from codecite.cli.shared import EXIT_OK, Command, add_common_options, load_index
+
+
+def _configure_build(p: argparse.ArgumentParser) -> None:
+    p.add_argument("root_pos", nargs="?", metavar="PATH", help="repository root")
+    add_common_options(p)
+    p.add_argument("--full", action="store_true", help="re-parse every file")
+    p.add_argument("--wait", action="store_true", help="wait for a running build to finish")
+    p.add_argument("--embed", action="store_true", help="also embed nodes (dense retrieval)")
+    p.add_argument("--embed-backend", default=None, help="openai or local")
+    p.add_argument("--embed-model", default=None, help="embedding model name")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+_UNITS = {"parsing": "file", "embedding": "node"}  # what a stage counts
+
+
+class _StageBars:
+    """A ``build_index`` progress callback: one tqdm bar per stage, closed when the
+    stage completes or a new stage starts."""
+
+    def __init__(self) -> None:
+        self._stage: str | None = None
+        self._bar: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if stage != self._stage or self._bar is None:
+            self.close()
+            self._stage = stage
+            self._bar = tqdm(total=total, desc=stage, unit=_UNITS.get(stage, "it"), file=sys.stderr)
+        self._bar.update(done - self._bar.n)
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+@contextmanager
+def _progress() -> Iterator[_StageBars | None]:
+    """Stage bars when stderr is a terminal, else None (no progress output)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    bars = _StageBars()
+    try:
+        yield bars
+    finally:
+        bars.close()
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """``codecite build``: call ``build_index`` on the repository, print its report."""
+    from codecite.indexer.build import build_index
+    from codecite.indexer.redaction import RedactionSummary
+
+    root = args.root_pos or args.root
+    embed = _embed_request(args) if args.embed else None
+    with _progress() as progress:
+        report = build_index(
+            root,
+            full=args.full,
+            config_file=args.config_file,
+            index_dir=args.index_dir,
+            wait=args.wait,
+            progress=progress,
+            embed=embed,
+        )
+    redaction = RedactionSummary.of_index(report.index_dir)
+    if args.json:
+        print(
+            json.dumps({**report.__dict__, "redaction": redaction.to_json()}, default=str, indent=1)
+        )
+        return EXIT_OK
+    if report.up_to_date:
+        print(
+            f"index is up to date ({report.nodes} nodes from {report.files} files, "
+            f"{report.seconds:.2f}s): {report.index_dir}"
+        )
+        _print_embedding(report.embedding, report.nodes, stale_only=True)
+        return EXIT_OK
+    if report.repaired:
+        print(f"previous index not reused: {report.repaired}; rebuilt it in full")
+    print(
+        f"built {report.index_dir}: {report.nodes} nodes from {report.files} files "
+        f"({report.reparsed} parsed) in {report.seconds:.2f}s"
+    )
+    print("  by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(report.kinds.items())))
+    if redaction.line():  # the whole index's: a reused file keeps its count
+        print(f"  {redaction.line()}")
+    _print_embedding(report.embedding, report.nodes)
+    for reason, paths in sorted(report.skipped.items()):
+        shown = ", ".join(paths[:5]) + (f", ... ({len(paths)} in all)" if len(paths) > 5 else "")
+        print(f"  skipped ({reason}): {shown}")
+    for warning in report.warnings[:20]:
+        print(f"  warning: {warning}")
+    return EXIT_OK
+
+
+def _embed_request(args: argparse.Namespace) -> dict[str, Any]:
+    # required: --embed that cannot embed fails (exit 1) and leaves the index as it was
+    return {"backend": args.embed_backend, "model": args.embed_model, "required": True}
+
+
+def _print_embedding(info: dict[str, Any] | None, nodes: int, stale_only: bool = False) -> None:
+    """The line about vectors: how many nodes lack a current one, else the count."""
+    if not info:
+        return
+    from codecite.dense.vectors import stale_note
+
+    note = stale_note(info, nodes)
+    if note is None and not stale_only:
+        note = f"embeddings: {info['count']} vectors ({info['backend']} {info['model']})"
+    if note is not None:
+        print(f"  {note}")
+
+
+def _configure_stats(p: argparse.ArgumentParser) -> None:
+    add_common_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """``codecite stats``: what the index holds, what was skipped and redacted."""
+    from codecite.indexer.redaction import RedactionSummary
+
+    index = load_index(args, check_stale=False)
+    stats = index.stats()
+    redaction = RedactionSummary.of_manifest(index.manifest)
+    stats["redaction"] = redaction.to_json()
+    if args.json:
+        print(json.dumps(stats, indent=1))
+        return EXIT_OK
+    print(
+        f"index {stats['index_dir']} (format {stats['format_version']}, codecite "
+        f"{stats['codecite_version']}, created {stats['created']})"
+    )
+    print(
+        f"  {stats['nodes']} nodes from {stats['files']} files; "
+        f"{'STALE: run `codecite build`' if stats['stale'] else 'fresh'}"
+    )
+    print(f"  fingerprint {stats['fingerprint']}")
+    print("  by kind: " + ", ".join(f"{k} {v}" for k, v in stats["by_kind"].items()))
+    print("  by workflow: " + ", ".join(f"{k} {v}" for k, v in stats["by_workflow"].items()))
+    emb = stats.get("embedding")
+    print(
+        f"  embeddings: {emb['backend']} {emb['model']} dim {emb['dimension']}"
+        if emb
+        else "  embeddings: none (lexical only)"
+    )
+    _print_embedding(emb, stats["nodes"], stale_only=True)
+    print(
+        f"  doc references resolved: {(stats.get('doc_refs') or {}).get('edges', 0)}; "
+        f"mined expansion words: {(stats.get('mined_expansion') or {}).get('words', 0)}"
+    )
+    print(
+        f"  secrets redacted: {redaction.values} in {len(redaction.files)} file(s)"
+        if redaction.enabled
+        else "  secrets redacted: off (redact_secrets = false)"
+    )
+    for path, count in redaction.files.items():
+        print(f"    {path}: {count}")
+    for reason, paths in sorted(stats["skipped"].items()):
+        print(f"  skipped ({reason}): {len(paths)}")
+        for path in paths[:50]:
+            print(f"    {path}")
+    for warning in stats["warnings"]:
+        print(f"  warning: {warning}")
+    return EXIT_OK
+
+
+COMMANDS = (
+    Command("build", "build or update the index", _configure_build, cmd_build),
+    Command("stats", "show what is indexed and what was skipped", _configure_stats, cmd_stats),
+)

@@ -1,0 +1,105 @@
+"""The previous index, as a build reuses it: its manifest, per-file node lines and arrays.
+
+A build reuses the previous index only when its settings (configuration,
+tokenizer, ``PARSER_VERSION``) match and every file verifies; an unchanged
+file's ``nodes.jsonl`` lines, term rows and namespace line are then copied
+without decoding them (see ``codecite.store.reuse``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from codecite.config.model import CodeciteConfig
+from codecite.errors import CodeciteError
+from codecite.node_parsers.dispatch import PARSER_VERSION
+from codecite.retrievers.tokenizer import TokenizerSettings
+from codecite.store.files import NODES, SYMBOLS, read_manifest, read_verified, verify_files
+from codecite.store.reuse import REUSE_FILES, Keys, OldRows
+from codecite.store.seal import verifies
+from codecite.store.term_counts import NodeTerms
+
+from .file_result import FileResult
+from .symbols_file import read_symbols
+
+logger = logging.getLogger(__name__)
+
+
+def reusable_manifest(cfg: CodeciteConfig) -> tuple[dict[str, Any] | None, str | None]:
+    """The previous manifest when its settings match this build's and every index file
+    verifies, else None; and, for an index found damaged or untrusted, what was found."""
+    if not cfg.index_path.exists():
+        return None, None
+    try:
+        manifest = read_manifest(cfg.index_path)
+    except (CodeciteError, OSError, ValueError) as exc:
+        return None, str(exc)
+    if (
+        manifest.get("config_digest") != cfg.digest()
+        or manifest.get("tokenizer") != TokenizerSettings().to_json()
+        or manifest.get("parser_version") != PARSER_VERSION
+    ):
+        return None, None
+    if not cfg.trust_index_from_elsewhere and not verifies(manifest):
+        return None, (
+            f"index at '{cfg.index_path}' was not built here (its keyed digest does not verify)"
+        )
+    try:
+        verify_files(cfg.index_path, manifest)
+    except (CodeciteError, OSError) as exc:
+        return None, str(exc)
+    return manifest, None
+
+
+@dataclass
+class Previous:
+    """The previous index, undecoded: per-file results, its keys and term arrays."""
+
+    files: dict[str, FileResult]
+    keys: Keys
+    terms: NodeTerms
+
+
+def load_previous(cfg: CodeciteConfig, manifest: dict[str, Any]) -> Previous | None:
+    """The previous index's per-file results, to reuse unchanged files."""
+    path = cfg.index_path
+    try:
+        blobs = {rel: read_verified(path, manifest, rel) for rel in (NODES, SYMBOLS, *REUSE_FILES)}
+        data = blobs[NODES]
+        keys = Keys.load(path, blobs)
+        terms = NodeTerms.load(path, blobs)
+        namespaces = read_symbols(blobs[SYMBOLS], path / SYMBOLS)
+        counts = [(int(info["nodes"]), int(info["bytes"])) for info in manifest["files"].values()]
+    except (CodeciteError, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        logger.info("previous index not reusable (%s); full build", exc)
+        return None
+    total = sum(n for n, _ in counts)
+    if (
+        len(keys) != total
+        or terms.size != total
+        or data.count(b"\n") != total
+        or len(data) != sum(size for _, size in counts)
+    ):
+        return None  # the manifest does not describe these files
+    per_file: dict[str, FileResult] = {}
+    start = offset = 0
+    for (rel, info), (count, size) in zip(manifest["files"].items(), counts, strict=True):
+        chunk = data[offset : offset + size]
+        if size and not chunk.endswith(b"\n"):
+            return None
+        per_file[rel] = FileResult(
+            rel,
+            info["digest"],
+            warnings=list(info.get("warnings", [])),
+            chunk=chunk,
+            rows=OldRows(start, start + count),
+            redacted=int(info.get("redacted", 0)),
+        )
+        start, offset = start + count, offset + size
+    for ns, line in namespaces:
+        if ns.get("source_path") in per_file:
+            per_file[ns["source_path"]].namespace = ns
+            per_file[ns["source_path"]].namespace_line = line
+    return Previous(per_file, keys, terms)

@@ -1,0 +1,68 @@
+"""Which parser reads a corpus file, and how (codecite.node_parsers.dispatch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codecite.config import load_config
+from codecite.indexer.corpus import CorpusFile, FileRole
+from codecite.node_parsers.dispatch import parse_text, read_text
+
+GALLERY_SCRIPT = '''"""
+Bar plots
+=========
+"""
+import pkg
+tips = pkg.load("tips")
+# Draw the bars.
+pkg.bars(tips)
+'''
+
+
+def _file(rel: str, data: bytes, role: FileRole = FileRole.DOC) -> CorpusFile:
+    return CorpusFile(rel, role, data, "digest")
+
+
+def _kinds(rel: str, text: str, role: FileRole, tmp_path: Path) -> list[tuple[str, object]]:
+    parsed = parse_text(text, _file(rel, text.encode(), role), load_config(tmp_path))
+    return [
+        (n.metadata["kind"], n.metadata.get("symbol") or n.metadata["heading_path"])
+        for n in parsed.nodes
+    ]
+
+
+def test_a_gallery_script_is_a_page_and_an_example_application_is_code(tmp_path: Path) -> None:
+    assert _kinds("examples/bars.py", GALLERY_SCRIPT, FileRole.PYTHON, tmp_path) == [
+        ("doc_section", ["Bar plots"])
+    ]
+    app = '"""An app."""\ndef main():\n    """Run."""\n'
+    assert _kinds("examples/app.py", app, FileRole.PYTHON, tmp_path) == [
+        ("module_doc", "examples.app"),
+        ("python_symbol", "examples.app.main"),
+    ]
+    assert ("python_symbol", "pkg.bars.tips") in _kinds(
+        "pkg/bars.py", GALLERY_SCRIPT, FileRole.PYTHON, tmp_path
+    )  # outside an examples folder a script is code
+
+
+def test_docs_by_suffix_other_named_docs_as_markdown(tmp_path: Path) -> None:
+    rst = "Usage\n=====\n\nText.\n"
+    assert _kinds("docs/usage.rst", rst, FileRole.DOC, tmp_path) == [("doc_section", ["Usage"])]
+    assert _kinds("CHANGES", "# 1.0\n\nFirst.\n", FileRole.DOC, tmp_path) == [
+        ("doc_section", ["1.0"])
+    ]
+
+
+def test_problems_become_warnings_naming_the_file(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path)
+    warnings: list[str] = []
+    assert read_text(_file("pkg/latin.py", b"# caf\xe9\n"), warnings) == "# caf\ufffd\n"
+    assert warnings == ["pkg/latin.py: not valid UTF-8, decoded with replacement characters"]
+    notebook = parse_text('{"cells": 1}', _file("docs/nb.ipynb", b""), cfg)
+    assert notebook.nodes == []
+    assert notebook.warnings == [
+        "docs/nb.ipynb: no 'cells' list (only nbformat 4 notebooks are read); not indexed"
+    ]
+    empty = parse_text("", _file("pkg/empty.py", b"", FileRole.PYTHON), cfg)
+    assert empty.warnings == ["pkg/empty.py: empty file; nothing to index"]
+    assert parse_text("", _file("pkg/__init__.py", b"", FileRole.PYTHON), cfg).warnings == []
