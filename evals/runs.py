@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codecite.node_parsers.schema import citation
+
 CODECITE, DENSE, BASELINE = "codecite", "codecite+dense", "baseline"
 
 
@@ -38,7 +40,13 @@ class RankedItem:
 
     @property
     def label(self) -> str:
-        where = f"{self.source_path}:{self.start_line}-{self.end_line}"
+        where = citation(
+            {
+                "source_path": self.source_path,
+                "start_line": self.start_line,
+                "end_line": self.end_line,
+            }
+        )
         return f"{self.symbol} ({where})" if self.symbol else where
 
 

@@ -39,6 +39,7 @@ from codecite.store.files import (
     FEEDBACK_TMP,
     NODES,
     SYMBOLS,
+    Manifest,
     read_json,
     read_manifest,
     verify_files,
@@ -78,7 +79,7 @@ class CodeciteIndex:
     def __init__(
         self,
         config: CodeciteConfig,
-        manifest: dict[str, Any],
+        manifest: Manifest,
         nodes: list[TextNode],
         bm25: Any,
         symbol_table: SymbolTable | None,

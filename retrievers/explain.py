@@ -8,9 +8,9 @@ multiplies them in, and their values are the scorer's own vectors
 from __future__ import annotations
 
 from codecite.node_parsers.schema import CODE_KINDS
+from codecite.node_parsers.schema import node_label as label_of
 
 from . import boosts
-from .render import label_of
 from .results import RetrievedContext, ScoreBreakdown
 
 

@@ -55,6 +55,7 @@ from .tokenizer import identifier_mentions
 
 logger = logging.getLogger(__name__)
 
+MASK_CACHE_SIZE = 8  # filter masks kept per retriever (one per distinct filter)
 EMBED_REBUILD_FIX = "run `codecite build --embed` (same backend and model as the query side)"
 
 
@@ -98,7 +99,7 @@ class ArrayDenseIndex:
         if allowed is None:
             return None
         if allowed not in self._masks:
-            if len(self._masks) >= 8:
+            if len(self._masks) >= MASK_CACHE_SIZE:
                 self._masks.clear()
             self._masks[allowed] = np.array([i in allowed for i in self.ids], dtype=bool)
         return self._masks[allowed]

@@ -8,6 +8,9 @@ from typing import Any, Protocol
 
 from llama_index.core.schema import NodeWithScore
 
+from codecite.node_parsers.schema import citation
+from codecite.node_parsers.schema import node_label as label_of
+
 
 class RetrievedContext(Protocol):
     """What the tables read of a ``results.RetrievedContext`` (which imports this module)."""
@@ -18,13 +21,6 @@ class RetrievedContext(Protocol):
     def nodes(self) -> Sequence[NodeWithScore]: ...
     @property
     def top_score(self) -> float: ...
-
-
-def label_of(meta: dict[str, Any]) -> str:
-    if meta.get("symbol"):
-        return str(meta["symbol"])
-    path = meta.get("heading_path") or []
-    return " > ".join(path) if path else str(meta.get("source_path", ""))
 
 
 def node_row(rank: int, nws: NodeWithScore) -> dict[str, Any]:
@@ -39,7 +35,7 @@ def node_row(rank: int, nws: NodeWithScore) -> dict[str, Any]:
         "source_path": meta.get("source_path"),
         "start_line": meta.get("start_line"),
         "end_line": meta.get("end_line"),
-        "citation": f"{meta.get('source_path')}:{meta.get('start_line')}-{meta.get('end_line')}",
+        "citation": citation(meta),
     }
 
 

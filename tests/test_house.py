@@ -262,3 +262,31 @@ def test_the_vocabulary_check_sees_a_copy() -> None:
     )
     found = list(_violations(probe, "probe.py", names, kinds))
     assert len(found) == 4, found
+
+
+# -- typed records and the public API --------------------------------------------------------
+
+
+def test_the_manifest_record_names_every_field_a_build_writes(built_sample: Path) -> None:
+    import json
+
+    from codecite.store.files import MANIFEST, Manifest
+
+    written = json.loads((built_sample / ".codecite" / MANIFEST).read_text(encoding="utf-8"))
+    assert set(written) == set(Manifest.__annotations__)
+
+
+def test_dir_lists_the_public_api() -> None:
+    import codecite
+
+    assert set(codecite.__all__) <= set(dir(codecite))
+    for name in codecite.__all__:
+        assert getattr(codecite, name) is not None, name
+
+
+def test_the_package_ships_its_type_marker() -> None:
+    assert (REPO / "plugin" / "py.typed").is_file()
+    import tomllib
+
+    data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in data["tool"]["setuptools"]["package-data"]["codecite"]

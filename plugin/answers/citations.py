@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codecite.node_parsers.schema import citation
-from codecite.retrievers.render import label_of
+from codecite.node_parsers.schema import node_label as label_of
 
 # starts only where a blank run starts: no retry inside a long run of blanks (linear)
 _CITE = re.compile(r"(?<!\s)(\s*)\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")

@@ -8,6 +8,7 @@ satisfies the protocol; so does any test double with these attributes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from codecite.config.model import CodeciteConfig
@@ -24,7 +25,9 @@ class IndexLike(Protocol):
     """
 
     config: CodeciteConfig
-    manifest: dict[str, Any]
+
+    @property
+    def manifest(self) -> Mapping[str, Any]: ...
 
     @property
     def symbol_table(self) -> SymbolTable: ...

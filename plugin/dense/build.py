@@ -34,6 +34,7 @@ from codecite.errors import (
 )
 from codecite.retrievers.fusion import l2_normalise
 from codecite.retrievers.hybrid import redact_secrets
+from codecite.store.files import Manifest
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -48,7 +49,7 @@ class _VectorBuild:
     cfg: CodeciteConfig
     records: list[dict[str, Any]]
     embed: Mapping[str, Any] | BaseEmbedding | None
-    manifest: dict[str, Any] | None
+    manifest: Manifest | None
 
     @property
     def previous(self) -> dict[str, Any] | None:
@@ -257,7 +258,7 @@ def _assemble(
     return np.stack(rows)
 
 
-def _previous_manifest(cfg: CodeciteConfig) -> dict[str, Any] | None:
+def _previous_manifest(cfg: CodeciteConfig) -> Manifest | None:
     """The manifest of the index this build replaces, if its vectors may be carried over.
 
     An index not sealed here (``codecite.store.seal``) is rebuilt in full by the builder;

@@ -35,7 +35,7 @@ import numpy as np
 
 from codecite.errors import CodeciteError, IndexIntegrityError
 from codecite.retrievers.fusion import l2_normalise
-from codecite.store.files import NODES, read_verified
+from codecite.store.files import NODES, Manifest, read_verified
 
 if TYPE_CHECKING:  # the hybrid module imports LlamaIndex; the build does not need it
     from codecite.retrievers.hybrid import DenseHits
@@ -106,7 +106,7 @@ def _checked(index_dir: Path, matrix: np.ndarray, ids: Any) -> StoredVectors:
     return StoredVectors(tuple(str(i) for i in ids), matrix)
 
 
-def load_verified(index_dir: Path, manifest: dict[str, Any]) -> StoredVectors:
+def load_verified(index_dir: Path, manifest: Manifest) -> StoredVectors:
     """The vectors of an index, each file checked against its manifest checksum."""
     try:
         matrix = np.load(
@@ -126,7 +126,7 @@ def text_key(text: str) -> str:
 
 
 def reusable_vectors(
-    previous_dir: Path, previous_manifest: dict[str, Any] | None, backend: str, model: str | None
+    previous_dir: Path, previous_manifest: Manifest | None, backend: str, model: str | None
 ) -> dict[str, np.ndarray]:
     """``text key -> vector`` of the previous index, if made by the same backend+model.
 

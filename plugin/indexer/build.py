@@ -12,7 +12,7 @@ import bisect
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from codecite.store.files import (
     MANIFEST,
     NODES,
     SYMBOLS,
+    Manifest,
     checksum_files,
     write_bytes_hashed,
     write_json,
@@ -178,7 +179,7 @@ def build_index(
 def _update(
     cfg: CodeciteConfig,
     corpus: Corpus,
-    old_manifest: dict[str, Any] | None,
+    old_manifest: Manifest | None,
     embed: Any,
     progress: Progress | None,
     journal: Journal,
@@ -310,7 +311,7 @@ def _node_chunk(fr: FileResult, start: int, public: list[Any], flipped: list[int
 def _report(
     cfg: CodeciteConfig,
     corpus: Corpus,
-    manifest: dict[str, Any],
+    manifest: Mapping[str, Any],
     up_to_date: bool,
     reparsed: int,
     started: float,

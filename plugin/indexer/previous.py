@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from codecite.config.model import CodeciteConfig
 from codecite.errors import CodeciteError
 from codecite.node_parsers.dispatch import PARSER_VERSION
 from codecite.retrievers.tokenizer import TokenizerSettings
-from codecite.store.files import NODES, SYMBOLS, read_manifest, read_verified, verify_files
+from codecite.store.files import (
+    NODES,
+    SYMBOLS,
+    Manifest,
+    read_manifest,
+    read_verified,
+    verify_files,
+)
 from codecite.store.reuse import REUSE_FILES, Keys, OldRows
 from codecite.store.seal import verifies
 from codecite.store.term_counts import NodeTerms
@@ -27,7 +33,7 @@ from .symbols_file import read_symbols
 logger = logging.getLogger(__name__)
 
 
-def reusable_manifest(cfg: CodeciteConfig) -> tuple[dict[str, Any] | None, str | None]:
+def reusable_manifest(cfg: CodeciteConfig) -> tuple[Manifest | None, str | None]:
     """The previous manifest when its settings match this build's and every index file
     verifies, else None; and, for an index found damaged or untrusted, what was found."""
     if not cfg.index_path.exists():
@@ -62,7 +68,7 @@ class Previous:
     terms: NodeTerms
 
 
-def load_previous(cfg: CodeciteConfig, manifest: dict[str, Any]) -> Previous | None:
+def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
     """The previous index's per-file results, to reuse unchanged files."""
     path = cfg.index_path
     try:

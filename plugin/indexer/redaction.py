@@ -54,6 +54,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -267,7 +268,7 @@ class RedactionSummary:
         return {"enabled": self.enabled, "values": self.values, "files": dict(self.files)}
 
     @classmethod
-    def of_manifest(cls, manifest: dict[str, object]) -> RedactionSummary:
+    def of_manifest(cls, manifest: Mapping[str, object]) -> RedactionSummary:
         """The summary of a manifest; an index built before redaction existed has none."""
         entry = manifest.get("redaction")
         if not isinstance(entry, dict):

@@ -27,7 +27,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from codecite.errors import (
     IndexIntegrityError,
@@ -127,7 +127,7 @@ def write_bytes_hashed(path: Path, chunks: Iterable[bytes]) -> str:
     return h.hexdigest()
 
 
-def read_verified(index_dir: Path, manifest: dict[str, Any], rel: str) -> bytes:
+def read_verified(index_dir: Path, manifest: Manifest, rel: str) -> bytes:
     """The bytes of an index file, checked against the manifest checksum in one read."""
     path = index_dir / rel
     check_size(path)
@@ -161,7 +161,37 @@ def _open_text(path: Path) -> Iterator[Any]:
 # -- manifest -----------------------------------------------------------------------
 
 
-def read_manifest(index_dir: Path) -> dict[str, Any]:
+class Manifest(TypedDict, total=False):
+    """``manifest.json``: what a build made, from what, and a checksum of every file.
+
+    ``read_manifest`` checks the fields readers rely on (``_MANIFEST_SHAPE``);
+    the build writes every field (``codecite.indexer.manifest``).
+    """
+
+    format_version: int
+    codecite_version: str
+    created: str
+    root: str
+    config_source: str | None
+    config_digest: str
+    tokenizer: dict[str, Any]
+    parser_version: int
+    fingerprint: str
+    node_count: int
+    counts: dict[str, int]
+    files: dict[str, dict[str, Any]]
+    redaction: dict[str, Any]
+    skipped: list[Any]
+    warnings: list[str]
+    lexical: dict[str, Any]
+    doc_refs: dict[str, Any]
+    mined_expansion: dict[str, Any]
+    embedding: dict[str, Any] | None
+    checksums: dict[str, str]
+    seal: str
+
+
+def read_manifest(index_dir: Path) -> Manifest:
     """The manifest of an index, checked for format version."""
     path = index_dir / MANIFEST
     if not path.is_file():
@@ -186,7 +216,7 @@ def read_manifest(index_dir: Path) -> dict[str, Any]:
             f"index at '{index_dir}' has old format version {version}; {REBUILD_FIX}"
         )
     _check_manifest_shape(path, manifest)
-    return manifest
+    return cast(Manifest, manifest)
 
 
 _MANIFEST_SHAPE = {
@@ -248,9 +278,7 @@ def checksum_files(index_dir: Path, known: dict[str, str] | None = None) -> dict
     }
 
 
-def verify_files(
-    index_dir: Path, manifest: dict[str, Any], only: Iterable[str] | None = None
-) -> None:
+def verify_files(index_dir: Path, manifest: Manifest, only: Iterable[str] | None = None) -> None:
     """Raise ``IndexIntegrityError`` naming the first missing, altered or unlisted file.
 
     Every index file has a checksum: a file the manifest does not list is damage

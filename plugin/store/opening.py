@@ -16,7 +16,7 @@ from codecite.errors import (
     ManifestError,
     UntrustedIndexError,
 )
-from codecite.store.files import MANIFEST, read_json, read_manifest
+from codecite.store.files import MANIFEST, Manifest, read_json, read_manifest
 from codecite.store.lock import build_running
 from codecite.store.ownership import recover_unlocked
 from codecite.vocabulary import REBUILD_FIX
@@ -87,7 +87,7 @@ def put_back(index_dir: Path) -> bool:
     return recover_unlocked(index_dir) or index_dir.exists()
 
 
-def check_trusted(cfg: CodeciteConfig, manifest: dict[str, Any]) -> None:
+def check_trusted(cfg: CodeciteConfig, manifest: Manifest) -> None:
     """Refuse an index this user did not build here, unless the settings trust it."""
     from codecite.store.seal import verifies
 
@@ -101,7 +101,7 @@ def check_trusted(cfg: CodeciteConfig, manifest: dict[str, Any]) -> None:
     )
 
 
-def check_tokenizer(index_dir: Path, manifest: dict[str, Any]) -> None:
+def check_tokenizer(index_dir: Path, manifest: Manifest) -> None:
     """Queries must be tokenized exactly as the index was (settings persisted at build)."""
     from codecite.retrievers.tokenizer import TokenizerSettings
 

@@ -17,6 +17,7 @@ import hmac
 import json
 import os
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -79,18 +80,18 @@ def ensure_key() -> bytes:
     return key
 
 
-def _digest(key: bytes, manifest: dict[str, Any]) -> str:
+def _digest(key: bytes, manifest: Mapping[str, Any]) -> str:
     body = {k: v for k, v in manifest.items() if k != SEAL}
     blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hmac.new(key, blob.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def seal(manifest: dict[str, Any]) -> str:
+def seal(manifest: Mapping[str, Any]) -> str:
     """The keyed digest to store in ``manifest[SEAL]`` (makes the key if needed)."""
     return _digest(ensure_key(), manifest)
 
 
-def verifies(manifest: dict[str, Any]) -> bool:
+def verifies(manifest: Mapping[str, Any]) -> bool:
     """True when ``manifest`` was sealed with this user's key."""
     key = user_key()
     stored = manifest.get(SEAL)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 from typing import Any
 
+MAX_BASE_DEPTH = 12  # base classes climbed for inherited members or a constructor
 POSITIONAL_KINDS = ("positional_only", "positional_or_keyword")
 # Decorators known to keep a function's signature as written.
 SAFE_DECORATORS = frozenset(
@@ -158,7 +159,7 @@ def class_signature(
     no arguments. ``bases_of`` returns None when a base is outside the index.
     """
     entry = entry_of(cls)
-    if entry is None or _depth > 12:
+    if entry is None or _depth > MAX_BASE_DEPTH:
         return None
     decorators = list(entry.get("decorators") or [])
     doubt = _class_doubt(decorators)

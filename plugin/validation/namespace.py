@@ -19,9 +19,16 @@ from functools import cached_property
 from typing import Any
 
 from codecite.store.symbols import SymbolTable
-from codecite.validation.calls import Signature, callable_signature, class_signature
+from codecite.validation.calls import (
+    MAX_BASE_DEPTH,
+    Signature,
+    callable_signature,
+    class_signature,
+)
 
 # Bases that add no public attributes a script could call.
+MAX_REEXPORT_DEPTH = 30  # re-exports followed before a chain is called a cycle
+NAMESPACE_CACHE_SIZE = 8  # namespaces kept, one per symbol table and package set
 EMPTY_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol"})
 EMPTY_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta", "type"})
 
@@ -89,7 +96,7 @@ class Namespace:
         cached = _NAMESPACES.get(key)
         if cached is not None and cached.table is table:  # it holds the table: id not reused
             return cached
-        if len(_NAMESPACES) >= 8:
+        if len(_NAMESPACES) >= NAMESPACE_CACHE_SIZE:
             _NAMESPACES.pop(next(iter(_NAMESPACES)))
         _NAMESPACES[key] = cls(table, key[1])
         return _NAMESPACES[key]
@@ -186,7 +193,7 @@ class Namespace:
         return ref
 
     def member(self, owner: Ref, name: str, called: bool = False, depth: int = 0) -> Ref:
-        if depth > 30:
+        if depth > MAX_REEXPORT_DEPTH:
             return Ref(RefKind.UNKNOWN, f"{owner.display}.{name}", reason="re-export cycle")
         if owner.kind is RefKind.MODULE:
             return self._module_member(owner, name, depth)
@@ -307,7 +314,7 @@ class Namespace:
         own = {n: f"{cls}.{n}" for n in self.children.get(cls, ())}
         own.update({f["name"]: f"{cls}.{f['name']}" for f in entry.get("fields") or []})
         bases = self.bases_of(cls)
-        if bases is None or depth > 12:
+        if bases is None or depth > MAX_BASE_DEPTH:
             return own, False
         members: dict[str, str] = {}
         complete = True

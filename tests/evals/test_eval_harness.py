@@ -13,7 +13,8 @@ from codecite.evals import Decision, decide, load_suites, run_eval
 from codecite.evals.baseline import BaselineSystem, line_span, overlaps, symbol_spans
 from codecite.evals.runs import BASELINE, CODECITE
 
-# Verbatim in the reference design's record format (same field names, no `kind`).
+# Verbatim in the reference assistant's record format: same field names, no `kind`
+# (docs/migration.md).
 REFERENCE_SUITE = "\n".join(
     [
         "# records in the reference design's format",

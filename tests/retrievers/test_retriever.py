@@ -1,4 +1,4 @@
-"""The boosted retriever: the exact composition of DESIGN.md, filters, rank-1 cases."""
+"""The boosted retriever: the exact composition of docs/retrieval.md, filters, rank-1 cases."""
 
 from __future__ import annotations
 
