@@ -3,6 +3,7 @@
     python tests/benchmarks/bench_quality.py [--corpora DIR] [--suites DIR]
     python tests/benchmarks/bench_quality.py --heldout   # tests/benchmarks/heldout/
     python tests/benchmarks/bench_quality.py --suite my.jsonl=path/to/corpus ...
+    python tests/benchmarks/bench_quality.py --all   # every suite, one line each, flagged
 
 Builds each corpus (unmodified PyPI sdists of jinja2 3.1.6 and attrs 26.1.0)
 with no configuration into a temporary index folder, runs its question suite
@@ -143,6 +144,46 @@ def bench(name: str, corpus: Path, suite: Path) -> None:
                 print(f"{label:<24}{line}")
 
 
+DIFF_COLUMNS = ["symbol_hit@1", "symbol_hit@5", "mrr@10"]
+
+
+def _differential(name: str, corpus: Path, suite: Path) -> tuple[str, list[str]]:
+    """One line: stock against shipped codecite, overall and on identifier questions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        index_dir = str(Path(tmp) / "index")
+        codecite.build(corpus, index_dir=index_dir)
+        index = codecite.load(corpus, index_dir=index_dir, check_stale=False)
+        report = run_eval(index, load_suites([suite]), k=10, baseline=True)
+    cells, below = [], []
+    for system in ("baseline", None):
+        overall = report.overall(system)
+        ident = report.metrics[system or report.primary]["kinds"].get("identifier", {})
+        cells += [overall.get(c) for c in DIFF_COLUMNS] + [ident.get("symbol_hit@1")]
+    stock, mine = cells[:4], cells[4:]
+    for column, a, b in zip(DIFF_COLUMNS[1:], stock[1:3], mine[1:3], strict=True):
+        if isinstance(a, float) and isinstance(b, float) and b < a:
+            below.append(column)
+    text = "".join(f"{c:>8.2f}" if isinstance(c, (int, float)) else f"{'n/a':>8}" for c in cells)
+    flag = f"  BELOW STOCK on {', '.join(below)}" if below else ""
+    return f"{name:<14}{text}{flag}", below
+
+
+def differential(runs: list[tuple[str, Path, Path]]) -> int:
+    """Every suite on one line each: stock LlamaIndex next to codecite, below-stock flagged."""
+    heads = ["s@1", "s@5", "mrr@10", "id s@1"]
+    print(f"{'':<14}{'stock LlamaIndex BM25':^32}{'codecite (shipped)':^32}")
+    print(f"{'suite':<14}" + "".join(f"{h:>8}" for h in heads * 2))
+    flagged = []
+    for name, corpus, suite in runs:
+        line, below = _differential(name, corpus, suite)
+        print(line, flush=True)
+        if below:
+            flagged.append(name)
+    print(f"\n{len(runs)} suites; below stock on MRR@10 or symbol hit@5: {len(flagged)}", end="")
+    print(f" ({', '.join(flagged)})" if flagged else "")
+    return 0
+
+
 def _suite_arg(value: str) -> tuple[Path, Path]:
     suite, sep, corpus = value.partition("=")
     if not sep or not suite.endswith(".jsonl"):
@@ -175,7 +216,22 @@ def main() -> int:
         help="run the held-out suites of tests/benchmarks/heldout (corpora "
         "under --corpora) instead of the dev suites",
     )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every suite (dev and held-out) whose corpus is under --corpora, one line "
+        "each: stock against codecite, identifier slice, below-stock flagged",
+    )
     args = parser.parse_args()
+    if args.all:
+        runs = [(n, args.corpora / c, args.suites / f"{n}.jsonl") for n, c in SUITES.items()]
+        runs += [(n, args.corpora / c, HELD_OUT_DIR / f"{n}.jsonl") for n, c in HELD_OUT.items()]
+        absent = [
+            name for name, corpus, suite in runs if not corpus.is_dir() or not suite.is_file()
+        ]
+        if absent:
+            print(f"skipped (corpus or suite not here): {', '.join(absent)}", file=sys.stderr)
+        return differential([r for r in runs if r[0] not in absent])
     if args.suite:
         runs = [(suite.stem, corpus, suite) for suite, corpus in args.suite]
     else:
