@@ -5,8 +5,7 @@ Names load on first use (the tokenizer does not need LlamaIndex or bm25s).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from codecite.lazy import lazy_attributes
 
 __all__ = [
     "CodeciteRetriever",
@@ -29,7 +28,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)

@@ -29,6 +29,7 @@ RANKS = {
     "codecite.errors": 0,
     "codecite.vocabulary": 0,
     "codecite.safe_io": 0,
+    "codecite.lazy": 0,
     "codecite.node_parsers": 0,
     "codecite.retrievers": 0,
     "codecite.config": 1,

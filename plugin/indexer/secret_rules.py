@@ -15,20 +15,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 MIN_SECRET_LENGTH = 16
-
-
 MIN_PASSWORD_LENGTH = 8
-
-
 MIN_URL_PASSWORD_LENGTH = 12  # docs write `scott:tiger^5HHH@`, `a%20secret@`
-
-
 MIN_ENTROPY = 3.5  # bits per character; a random 16-character alphanumeric string has ~3.7
-
-
 MIN_HEX_ENTROPY = 3.0  # hex has at most 4 bits per character
-
-
 _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
@@ -130,15 +120,12 @@ TOKEN_RULES: tuple[TokenRule, ...] = (
     ),
 )
 
-
 _KEY_OWNERS = ("api", "access", "auth", "private", "signing", "encryption", "master", "secret")
 
 
 # lower-cased words one of which every name `secret_name` accepts holds ("key" only after
 # an owner): where to look for an assignment
 _KEYWORDS = ("secret", "token", "passw", "passph", "pwd", "credential", "key")
-
-
 NOT_SECRET_ENDINGS = frozenset(
     {
         "url",
@@ -186,13 +173,8 @@ NOT_SECRET_ENDINGS = frozenset(
     }
 )
 
-
 _CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
 _NAME_SPLIT = re.compile(r"[_.\-]+")
-
-
 _PLACEHOLDER_HINTS = (
     "your",
     "changeme",
@@ -211,20 +193,13 @@ _PLACEHOLDER_HINTS = (
     "%s",
 )
 
-
 _SEPARATORS = re.compile(r"[_.\-]")
-
-
 _PATH_PARTS = re.compile(r"[/_.\-~]")
 
 
 # a part of a name-like value: a word, maybe numbered (`utf8`, `v2`, `SHA256`), or a number
 _WORD_PART = re.compile(r"[A-Za-z][a-z]{0,40}[0-9]{0,4}|[A-Z]{1,40}[0-9]{0,4}|[0-9]{1,4}")
-
-
 _PAIRED = re.compile(r"\([^)]{0,400}\)|\[[^\]]{0,400}\]|\{[^}]{0,400}\}")  # a pattern, a call
-
-
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 

@@ -13,6 +13,7 @@ recompute the tables without decoding ``nodes.jsonl``:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterable
@@ -26,7 +27,7 @@ from codecite.errors import CodeciteError
 from codecite.retrievers.lexical import bm25_arrays, save_bm25_arrays
 from codecite.retrievers.mined import Rows, mine_rows
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
-from codecite.retrievers.settings import ScoringSettings
+from codecite.retrievers.settings import RankingConstants, ScoringSettings
 from codecite.store.files import read_manifest
 from codecite.store.reuse import Keys, mined
 from codecite.store.symbols import SymbolTable
@@ -35,25 +36,12 @@ from codecite.vocabulary import CODE_KINDS, DOC_KINDS
 
 
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
-    r = cfg.retrieval
+    """The scorer's settings: the configured ranking constants, expansions and workflows."""
+    shared = {f.name: getattr(cfg.retrieval, f.name) for f in dataclasses.fields(RankingConstants)}
     return ScoringSettings(
-        expansion_weight=r.expansion_weight,
-        priority_step=r.priority_step,
-        workflow_boost=r.workflow_boost,
-        recipe_boost=r.recipe_boost,
-        symbol_boost=r.symbol_boost,
-        feedback_floor=r.feedback_floor,
+        **shared,
         expansions=dict(cfg.expansions),
         workflows={w.name: w.keywords for w in cfg.workflows},
-        doc_propagation=r.doc_propagation,
-        propagation_share=r.propagation_share,
-        mined_expansion=r.mined_expansion,
-        public_api_factor=r.public_api_factor,
-        query_variants=r.query_variants,
-        variant_weight=r.variant_weight,
-        low_value_doc_factor=r.low_value_doc_factor,
-        max_sections_per_file=r.max_sections_per_file,
-        doc_factor=r.doc_factor,
     )
 
 

@@ -27,6 +27,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the reference
+from regex_reference import (
+    OLD_ATX,
+    OLD_ATX_CLOSER,
+    OLD_CALL_OR_DOTTED,
+    OLD_CODE_SPAN,
+    OLD_TRAILING_COMMENT,
+    OLD_WORKFLOW_LINE,
+    old_contains_phrase,
+    old_named_unknowns,
+    old_routing_pattern,
+)
+
 import codecite
 from codecite.answers import confidence, routing
 from codecite.node_parsers import docs, recipes
@@ -35,44 +48,6 @@ from codecite.retrievers import expansion, tokenizer
 FIXTURE_REPO = Path(__file__).parents[1] / "fixtures" / "sample_repo"
 LENGTHS = (1_000, 5_000, 20_000, 100_000)
 SLOW_OLD = 0.5  # s at 20,000 characters: beyond it the 100,000 time is extrapolated
-
-OLD_CALL_OR_DOTTED = re.compile(r"\w+(?:\.\w+)+|\w+(?=\()")
-OLD_CODE_SPAN = re.compile(r"`+([^`]+)`+")
-OLD_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-OLD_ATX_CLOSER = re.compile(r"(?:^|[ \t]+)#+$")
-OLD_WORKFLOW_LINE = re.compile(
-    r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?workflow(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*"
-    r"`?([\w.-]+)`?",
-    re.IGNORECASE,
-)
-OLD_TRAILING_COMMENT = re.compile(r"[ \t]+#.*$")
-
-
-def old_phrase_pattern(phrase: str) -> str:
-    return rf"(?<![\w.]){re.escape(phrase)}(?!\w|\.\w)"
-
-
-def old_contains_phrase(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
-
-
-def old_named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
-    out = []
-    for m in confidence._NAMED.finditer(query):
-        word = m.group(1)
-        lowered = word.lower()
-        if lowered in confidence.GENERIC_NAMES or lowered in confidence.BUILTIN_NAMES:
-            continue
-        if not (any(c.isupper() for c in word[1:]) or (word.isupper() and len(word) > 1)):
-            if not word[0].isupper():
-                continue
-            before = query[: m.start()].rstrip()
-            if not before or before[-1] in ".?!:;\"'`([":
-                continue
-        tokens = tokenizer.tokenize(word)
-        if tokens and tokens[0] not in vocab:
-            out.append(word)
-    return out
 
 
 # (name, input of n characters, old call, new call)
@@ -116,7 +91,7 @@ CASES: list[tuple[str, Callable[[int], str], Callable[[str], Any], Callable[[str
     (
         "route phrase     '.....' (40 phrases)",
         lambda n: "." * n,
-        lambda s: [re.search(old_phrase_pattern(p), s) for p in range_phrases()],
+        lambda s: [re.search(old_routing_pattern(p), s) for p in range_phrases()],
         lambda s: [re.search(routing._phrase_pattern(p), s) for p in range_phrases()],
     ),
     (
@@ -170,7 +145,7 @@ def old_code() -> Any:
         confidence.named_unknowns,
     )
     tokenizer._CALL_OR_DOTTED, tokenizer._CODE_SPAN = OLD_CALL_OR_DOTTED, OLD_CODE_SPAN
-    routing._phrase_pattern = old_phrase_pattern
+    routing._phrase_pattern = old_routing_pattern
     expansion._contains_phrase = old_contains_phrase
     confidence.named_unknowns = old_named_unknowns
     try:

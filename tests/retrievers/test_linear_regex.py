@@ -19,6 +19,18 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from regex_reference import (
+    OLD_ATX,
+    OLD_ATX_CLOSER,
+    OLD_CALL_OR_DOTTED,
+    OLD_CODE_SPAN,
+    OLD_TRAILING_COMMENT,
+    OLD_WORKFLOW_LINE,
+    old_expansion_pattern,
+    old_identifier_mentions,
+    old_named_unknowns,
+    old_routing_pattern,
+)
 
 import codecite
 from codecite.answers import confidence, routing
@@ -29,59 +41,6 @@ from codecite.retrievers.tokenizer import MAX_QUERY_CHARS, Mentions, identifier_
 
 FIXTURE_REPO = Path(__file__).parents[1] / "fixtures" / "sample_repo"
 BIG = 100_000
-
-# -- the replaced regexes (reference) ------------------------------------------------------
-
-OLD_CALL_OR_DOTTED = re.compile(r"\w+(?:\.\w+)+|\w+(?=\()")
-OLD_CODE_SPAN = re.compile(r"`+([^`]+)`+")
-OLD_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-OLD_ATX_CLOSER = re.compile(r"(?:^|[ \t]+)#+$")
-OLD_WORKFLOW_LINE = re.compile(
-    r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?workflow(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*"
-    r"`?([\w.-]+)`?",
-    re.IGNORECASE,
-)
-OLD_TRAILING_COMMENT = re.compile(r"[ \t]+#.*$")
-
-
-def old_routing_pattern(phrase: str) -> str:
-    return rf"(?<![\w.]){re.escape(phrase)}(?!\w|\.\w)"
-
-
-def old_expansion_pattern(phrase: str) -> str:
-    return rf"(?<!\w){re.escape(phrase)}(?!\w)"
-
-
-def old_identifier_mentions(query: str) -> Mentions:
-    text = query[:MAX_QUERY_CHARS]
-    word = tokenizer._WORD
-    words = {w.lower() for m in word.finditer(text) for w in m.group().split(".")}
-    code: set[str] = set()
-    for span in OLD_CODE_SPAN.findall(text):
-        code.update(w.lower() for m in word.finditer(span) for w in m.group().split("."))
-    for m in OLD_CALL_OR_DOTTED.finditer(text):
-        code.update(w.lower() for w in m.group().split("."))
-    return Mentions(frozenset(words), frozenset(code))
-
-
-def old_named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
-    out = []
-    for m in confidence._NAMED.finditer(query):
-        word = m.group(1)
-        lowered = word.lower()
-        if lowered in confidence.GENERIC_NAMES or lowered in confidence.BUILTIN_NAMES:
-            continue
-        inner_capital = any(c.isupper() for c in word[1:])
-        if not (inner_capital or (word.isupper() and len(word) > 1)):
-            if not word[0].isupper():
-                continue
-            before = query[: m.start()].rstrip()
-            if not before or before[-1] in ".?!:;\"'`([":
-                continue
-        tokens = tokenizer.tokenize(word)
-        if tokens and tokens[0] not in vocab:
-            out.append(word)
-    return out
 
 
 def matches(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], tuple]]:
