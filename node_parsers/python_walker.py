@@ -43,6 +43,8 @@ _BLOCK_TYPES = frozenset(
         "block",
     }
 )
+_MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__""")
+_OVERLOAD_DECORATORS = ("overload", "typing.overload", "typing_extensions.overload")
 _PROPERTY_DECORATORS = ("property", "cached_property", "functools.cached_property")
 # Classes nested deeper than this are not walked (their nodes are dropped with a
 # warning): the walk recurses once per level and must stay far from the
@@ -95,38 +97,42 @@ class ModuleWalker:
                 code_refs=list(extract_code_refs(doc)),
             )
             self.nodes.append(make_node(f"module {self.module}\n{doc}", meta))
-        for child in self._top_level(root):
-            self._top_statement(child)
+        for child, conditional in self._top_level(root):
+            self._top_statement(child, conditional)
 
-    def _top_level(self, block: Any) -> Iterator[Any]:
-        """Module statements, descending into if/try/with blocks and ERROR nodes.
+    def _top_level(self, block: Any) -> Iterator[tuple[Any, bool]]:
+        """Module statements, each with whether it sits inside a conditional block.
 
-        An explicit stack, not recursion: a file of 1,000 nested ``if`` blocks
-        must not raise ``RecursionError``. Inside ``if TYPE_CHECKING:`` only
-        imports are collected.
+        Descends into if/try/with blocks and ERROR nodes. An explicit stack, not
+        recursion: a file of 1,000 nested ``if`` blocks must not raise
+        ``RecursionError``. Inside ``if TYPE_CHECKING:`` only imports are
+        collected; an ``if __name__ == "__main__":`` block is a script, not the
+        module's API, and is skipped whole.
         """
-        stack = [(iter(block.named_children), False)]
+        stack = [(iter(block.named_children), False, False)]
         while stack:
-            children, imports_only = stack[-1]
+            children, imports_only, conditional = stack[-1]
             child = next(children, None)
             if child is None:
                 stack.pop()
             elif child.type in _BLOCK_TYPES:
-                guarded = child.type == "if_statement" and "TYPE_CHECKING" in text(
-                    child.child_by_field_name("condition")
-                )
-                stack.append((iter(child.named_children), imports_only or guarded))
+                condition = text(child.child_by_field_name("condition"))
+                if child.type == "if_statement" and _MAIN_GUARD.fullmatch(condition):
+                    continue
+                guarded = child.type == "if_statement" and "TYPE_CHECKING" in condition
+                inside = conditional or child.type != "ERROR"
+                stack.append((iter(child.named_children), imports_only or guarded, inside))
             elif not imports_only:
-                yield child
+                yield child, conditional
             elif child.type in _IMPORT_TYPES:
                 self.namespace.add_import(child)
 
-    def _top_statement(self, child: Any) -> None:
+    def _top_statement(self, child: Any, conditional: bool = False) -> None:
         t = child.type
         if t in ("decorated_definition", *_DEF_TYPES):
             self._top_definition(child)
         elif t == "expression_statement":
-            self._assignment(child)
+            self._assignment(child, node=not conditional)
             self._add_newdoc(child)
         elif t in (*_IMPORT_TYPES, "future_import_statement"):
             self.namespace.add_import(child)
@@ -148,7 +154,12 @@ class ModuleWalker:
             self._function(definition, outer, f"{self.module}.{name}", NodeKind.PYTHON_SYMBOL)
 
     # -- assignments -----------------------------------------------------------
-    def _assignment(self, stmt: Any) -> None:
+    def _assignment(self, stmt: Any, node: bool = True) -> None:
+        """Record what a module-level assignment binds; ``node``: also index it.
+
+        An assignment inside a conditional block (``if WINDOWS: ...``, ``except
+        ImportError: ...``) binds a module name but is a fallback, not API: no node.
+        """
         if stmt.named_child_count != 1 or stmt.named_children[0].type != "assignment":
             return
         assign = stmt.named_children[0]
@@ -177,7 +188,7 @@ class ModuleWalker:
         if len(names) != 1 or left.type != "identifier":
             return
         name = text(left)
-        if not self._keep(name) or name.startswith("__") or creates_logger(right):
+        if not node or not self._keep(name) or name.startswith("__") or creates_logger(right):
             return
         self._assignment_node(stmt, assign, name, right)
 
@@ -259,6 +270,8 @@ class ModuleWalker:
             decorators=decos,
             docstring=doc,
         )
+        if any(d in _OVERLOAD_DECORATORS for d in decos) and not doc:
+            return signature  # a typing stub of the implementation that follows: not a node
         deco = "".join(f"@{d}\n" for d in decos)
         self.nodes.append(make_node(f"{symbol}\n{deco}def {signature}\n{doc}".rstrip(), meta))
         return signature

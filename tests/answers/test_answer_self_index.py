@@ -33,7 +33,11 @@ QUESTIONS = [
         "what metrics does the evaluation harness report",
         ["evals/metrics.py", "evals/harness.py", "evals/__init__.py", "docs/evaluation.md"],
     ),
-    ("how is the build lock taken so two builds do not collide", ["plugin/store/lock.py"]),
+    (  # the reliability page's concurrency section explains the lock; lock.py was cited
+        # first only through a fallback ``fcntl = None``, which is no node since parser 18
+        "how is the build lock taken so two builds do not collide",
+        ["plugin/store/lock.py", "docs/reliability.md"],
+    ),
     (
         "how are follow-up questions rewritten into standalone queries",
         ["plugin/answers/followups.py"],

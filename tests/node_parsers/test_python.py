@@ -244,3 +244,63 @@ def test_add_newdoc_reads_implicitly_concatenated_strings_as_one_docstring() -> 
     (node,) = parse_python_source(source, "pkg/_docs.py", "pkg._docs").nodes
     assert node.metadata["symbol"] == "pkg.core.fill"  # parentheses only group the strings
     assert node.metadata["docstring"] == "Fill an array. Every element gets one value."
+
+
+API_AND_NOT = '''
+from typing import overload
+
+try:
+    import fcntl
+except ImportError:
+    fcntl = None
+
+if WINDOWS:
+    SEP = "\\\\"
+else:
+    SEP = "/"
+
+DEFAULT = 3
+
+
+@overload
+def get(x: int) -> int: ...
+@overload
+def get(x: str) -> str: ...
+def get(x):
+    """Get by key or by position."""
+
+
+class Box:
+    @overload
+    def pick(self, i: int) -> int: ...
+    @overload
+    def pick(self, i: str) -> str:
+        """A documented overload stays."""
+    def pick(self, i):
+        return i
+
+
+if sys.platform == "win32":
+    def console_width():
+        """Width of the Windows console."""
+
+
+if __name__ == "__main__":
+    console = Box()
+
+    def demo():
+        """Show it."""
+'''
+
+
+def test_scripts_fallbacks_and_overload_stubs_are_not_api_nodes() -> None:
+    result = parse_python_source(API_AND_NOT, "pkg/mod.py", "pkg.mod")
+    symbols = [n.metadata["symbol"] for n in result.nodes]
+    assert "pkg.mod.DEFAULT" in symbols and "pkg.mod.console_width" in symbols
+    for gone in ("pkg.mod.fcntl", "pkg.mod.SEP", "pkg.mod.console", "pkg.mod.demo"):
+        assert gone not in symbols, gone
+    assert symbols.count("pkg.mod.get") == 1  # the implementation, not the stubs
+    assert symbols.count("pkg.mod.Box.pick") == 2  # the documented overload and the body
+    defines = result.namespace.defines
+    assert {"fcntl", "SEP", "DEFAULT", "get", "Box"} <= set(defines)  # still module names
+    assert "console" not in defines and "demo" not in defines  # only when run as a script
