@@ -266,11 +266,11 @@ class CodeciteIndex:
     def _node_arrays(self) -> Any:
         """Per-node scoring vectors, computed once per settings and feedback state."""
         if self._arrays is None:
-            from codecite.retrievers.bm25 import _NodeArrays
+            from codecite.retrievers.node_arrays import NodeArrays
 
-            self._arrays = _NodeArrays(
-                self.nodes, self._parts["settings"], self._parts.get("feedback", {})
-            )
+            p = self._parts
+            names = (p.get("public_names"), p.get("propagation"))  # exact-name resolution
+            self._arrays = NodeArrays(self.nodes, p["settings"], p.get("feedback", {}), *names)
         return self._arrays
 
     def query(self, query: str, k: int = 10, **filters: Any) -> RetrievedContext:

@@ -21,11 +21,10 @@ from llama_index.core.vector_stores.types import MetadataFilters
 from llama_index.core.vector_stores.utils import build_metadata_filter_fn
 from llama_index.retrievers.bm25 import BM25Retriever
 
-from codecite.vocabulary import CODE_KINDS, PAGE_KINDS  # sections of one page: one cap
-
 from . import boosts
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores, load_bm25, save_bm25
+from .node_arrays import NodeArrays, typed
 from .persist import load_retriever, persist_retriever
 from .propagation import DocPropagation
 from .results import RetrievedContext, ScoreBreakdown
@@ -37,60 +36,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 1000
-
-
-class _NodeArrays:
-    """Per-node vectors the scoring needs, computed once when the retriever is made.
-
-    Each factor vector is at its ``boosts.FACTOR_DTYPES`` precision.
-    """
-
-    def __init__(
-        self, nodes: Sequence[TextNode], settings: ScoringSettings, feedback: Mapping[str, float]
-    ) -> None:
-        metas = [n.metadata for n in nodes]
-        self.kinds = np.array([m.get("kind") or "" for m in metas])
-        self.workflows = np.array([m.get("workflow") for m in metas], dtype=object)
-        priorities = np.array(
-            [int(m.get("priority") or boosts.NEUTRAL_PRIORITY) for m in metas], dtype=np.int64
-        )
-        self.priority = _typed(
-            "priority", boosts.priority_factor(priorities, settings.priority_step)
-        )
-        self.recipe = _typed("recipe", boosts.recipe_factor(self.kinds, settings.recipe_boost))
-        self.code = np.isin(self.kinds, list(CODE_KINDS))
-        symbols: list[str | None] = [m.get("symbol") for m in metas]
-        voted = np.array([sym in feedback for sym in symbols], dtype=bool)
-        votes = np.array([float(feedback.get(sym or "", 0)) for sym in symbols], dtype=np.float64)
-        self.feedback = _typed(
-            "feedback",
-            np.where(voted, boosts.feedback_factor(votes, settings.feedback_floor), boosts.NEUTRAL),
-        )
-        self.zero_config = _typed(
-            "zero_config", np.array([settings.zero_config_factor(m) for m in metas])
-        )
-        leaves = [
-            sym.rsplit(".", 1)[-1] if sym and is_code else ""
-            for sym, is_code in zip(symbols, self.code, strict=True)
-        ]
-        self.leaf_index = boosts.LeafIndex(leaves)
-        self.paths = [m.get("source_path") or "" for m in metas]
-        self._nodes = nodes
-        self._positions: dict[str, int] | None = None
-        self.doc_files = [
-            p if k in PAGE_KINDS else None for p, k in zip(self.paths, self.kinds, strict=True)
-        ]
-
-    def positions(self) -> dict[str, int]:
-        """Node id -> row, made on first use (the confidence rule reads it)."""
-        if self._positions is None:
-            self._positions = {n.node_id: i for i, n in enumerate(self._nodes)}
-        return self._positions
-
-
-def _typed(factor: str, values: np.ndarray) -> np.ndarray:
-    """``values`` at the precision ``factor`` is multiplied at (``boosts.FACTOR_DTYPES``)."""
-    return np.asarray(values).astype(boosts.FACTOR_DTYPES[factor])
 
 
 class CodeciteRetriever(BM25Retriever):
@@ -111,11 +56,12 @@ class CodeciteRetriever(BM25Retriever):
         feedback: Mapping[str, float] | None = None,
         propagation: DocPropagation | None = None,
         mined_expansion: Mapping[str, Sequence[str]] | None = None,
+        public_names: Mapping[str, str] | None = None,
         filters: MetadataFilters | None = None,
         kinds: Sequence[str] | None = None,
         workflow: str | None = None,
         path_prefix: str | None = None,
-        node_arrays: _NodeArrays | None = None,
+        node_arrays: NodeArrays | None = None,
         **kwargs: Any,
     ) -> None:
         if int(bm25.scores["num_docs"]) != len(nodes):
@@ -128,7 +74,10 @@ class CodeciteRetriever(BM25Retriever):
         self.feedback = dict(feedback or {})
         self.propagation = propagation
         self.mined_expansion = dict(mined_expansion or {})
-        self._arrays = node_arrays or _NodeArrays(self.nodes, self.settings, self.feedback)
+        self.public_names = dict(public_names or {})
+        self._arrays = node_arrays or NodeArrays(
+            self.nodes, self.settings, self.feedback, self.public_names, propagation
+        )
         self._filters = filters
         self._kinds = tuple(kinds) if kinds else None
         self._workflow_filter = workflow
@@ -202,11 +151,14 @@ class CodeciteRetriever(BM25Retriever):
             self.bm25._codecite_variants = table
         return variant_groups(tokens, table, exclude=expansion)
 
-    def score_all(self, query: str, variants: bool = True) -> tuple[np.ndarray, dict[str, Any]]:
+    def score_all(
+        self, query: str, variants: bool = True, names: bool = True
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Final score of every node, and the per-node vectors that made it.
 
         ``variants=False`` scores without word-form variants, as if
-        ``query_variants`` were off (the confidence rule uses it).
+        ``query_variants`` were off; ``names=False`` without the name factor, as
+        if ``name_boost`` were 1 (the confidence rule uses both).
         """
         tokens, expansion, source, workflow = self.read_query(query)
         s = self.settings
@@ -220,27 +172,36 @@ class CodeciteRetriever(BM25Retriever):
         if self._mask is not None:
             lexical = np.where(self._mask, lexical, 0.0)
         a = self._arrays
-        wf = _typed("workflow", boosts.workflow_factor(a.workflows, workflow, s.workflow_boost))
+        wf = typed("workflow", boosts.workflow_factor(a.workflows, workflow, s.workflow_boost))
         mentions = identifier_mentions(query)
-        sym = _typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
+        sym = typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
+        nb = s.name_boost if names else boosts.NEUTRAL
+        named = a.names.mask(query)
         by_name = {
             "priority": a.priority,
             "workflow": wf,
             "recipe": a.recipe,
             "symbol": sym,
+            "name": typed("name", boosts.name_factor(named, nb)),
             "feedback": a.feedback,
             "zero_config": a.zero_config,
         }
-        factors = boosts.factor_product(*(by_name[name] for name in boosts.FACTORS))
-        composed = boosts.compose(lexical, factors).astype(boosts.SCORE_DTYPE)
-        # the confidence proxy ignores v(q): variants widen the search, not the claim
+        # the confidence proxy ignores v(q) (variants widen the search, not the claim) and
+        # b_name (naming a symbol says which node is meant, not that the question is in scope)
         own_words = boosts.own_words_score(lexical, v, s.variant_weight)
-        top = float(boosts.compose(own_words, factors).max(initial=0.0))
-        final, sources = composed, None
-        if self.propagation is not None and s.doc_propagation:
-            final, sources = self.propagation.apply(
-                composed, s.propagation_share, self._mask, factor=a.feedback
-            )
+        unnamed = boosts.factor_product(
+            *(by_name[f] if f != "name" else boosts.NEUTRAL for f in boosts.FACTORS)
+        )
+        top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
+        factors = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS))
+        composed, final, sources = self._compose(lexical, factors)
+        if nb > boosts.NEUTRAL and named.any():  # the named definition first (boosts.name_lift)
+            lift = boosts.name_lift(final, composed, named)
+            if lift > boosts.NEUTRAL:
+                by_name["name"] = typed("name", boosts.name_factor(named, nb, lift))
+                factors = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS))
+                composed, final, sources = self._compose(lexical, factors)
+        name = by_name["name"]
         parts = {
             "tokens": tokens,
             "expansion": expansion,
@@ -254,19 +215,36 @@ class CodeciteRetriever(BM25Retriever):
             "lexical": lexical,
             "wf": wf,
             "sym": sym,
+            "name": name,
             "composed": composed,
             "sources": sources,
         }
         return final, parts
 
+    def _compose(
+        self, lexical: np.ndarray, factors: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``s(c)``, the final score after doc propagation, and who lent each final score."""
+        composed = boosts.compose(lexical, factors).astype(boosts.SCORE_DTYPE)
+        if self.propagation is None or not self.settings.doc_propagation:
+            return composed, composed, None
+        final, sources = self.propagation.apply(
+            composed, self.settings.propagation_share, self._mask, factor=self._arrays.feedback
+        )
+        return composed, final, sources
+
     def retrieve_context(
-        self, query: str | QueryBundle, similarity_top_k: int | None = None, variants: bool = True
+        self,
+        query: str | QueryBundle,
+        similarity_top_k: int | None = None,
+        variants: bool = True,
+        names: bool = True,
     ) -> RetrievedContext:
-        """Rank nodes for ``query`` and explain every score."""
+        """Rank nodes for ``query`` and explain every score (``score_all``'s switches)."""
         query_str = query.query_str if isinstance(query, QueryBundle) else str(query)
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
-        final, parts = self.score_all(query_str, variants)
+        final, parts = self.score_all(query_str, variants, names)
         aliases = (
             self.propagation.is_alias
             if self.propagation is not None and parts["sources"] is not None
@@ -307,6 +285,7 @@ class CodeciteRetriever(BM25Retriever):
             workflow=float(parts["wf"][i]),
             recipe=float(a.recipe[i]),
             symbol=float(parts["sym"][i]),
+            name=float(parts["name"][i]),
             feedback=float(a.feedback[i]),
             zero_config=float(a.zero_config[i]),
             composed=float(parts["composed"][i]),

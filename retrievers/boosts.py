@@ -1,7 +1,7 @@
 """The terms of the composed score, each a pure function (docs/retrieval.md, sections 2-5).
 
     L(c) = BM25(c, q) + 0.35 * BM25(c, e(q)) + 0.8 * BM25(c, v(q))
-    s(c) = L(c) * priority(c) * b_wf * b_recipe * b_sym * b_fb * z(c)
+    s(c) = L(c) * priority(c) * b_wf * b_recipe * b_sym * b_name * b_fb * z(c)
 
 These are the functions the scorer runs: ``retrievers/bm25.py`` calls them on
 one NumPy array per term (a value per node), ``retrievers/propagation.py`` along
@@ -43,13 +43,15 @@ DEFAULT_PRIORITY_STEP = 0.12
 DEFAULT_WORKFLOW_BOOST = 1.6
 DEFAULT_RECIPE_BOOST = 1.25
 DEFAULT_SYMBOL_BOOST = 1.5
+DEFAULT_NAME_BOOST = 4.0
+NAME_MARGIN = 1.05  # a named definition scores at least this much above the best other node
 DEFAULT_FEEDBACK_FLOOR = 0.15
 FEEDBACK_STEP = 0.2
 FEEDBACK_CEILING = 2.0
 DEFAULT_PROPAGATION_SHARE = 1.0
 
 # The factors of s(c) in the order they multiply (``ScoreBreakdown`` has a field for each).
-FACTORS = ("priority", "workflow", "recipe", "symbol", "feedback", "zero_config")
+FACTORS = ("priority", "workflow", "recipe", "symbol", "name", "feedback", "zero_config")
 SCORE_DTYPE = np.float32  # BM25 scores, L(c), s(c) and the final score
 FACTOR_DTYPES = MappingProxyType(
     {
@@ -57,6 +59,7 @@ FACTOR_DTYPES = MappingProxyType(
         "workflow": np.float32,
         "recipe": np.float64,
         "symbol": np.float32,
+        "name": np.float32,
         "feedback": np.float32,
         "zero_config": np.float32,
     }
@@ -197,6 +200,39 @@ def symbol_factor(
     docs/retrieval.md, 4: an exact name is the strongest single signal.
     """
     return _value(np.where(names_symbol(leaf, mentions, compound), boost, NEUTRAL))
+
+
+def name_factor(named: Any, boost: float = DEFAULT_NAME_BOOST, lift: float = NEUTRAL) -> Any:
+    """``b_name = boost * lift`` for the symbol the query names, 1 elsewhere (docs/retrieval.md, 4).
+
+    ``named`` is one bool per node, ``retrievers.names.NameTable.mask``: the
+    definition a dotted path, a public re-export or an identifier resolves to,
+    one symbol per name the query writes. ``b_sym`` lifts every node sharing
+    the leaf name; ``b_name`` puts the one meant first: ``lift``
+    (``name_lift``) is what it takes to score above every node the query does
+    not name, when ``boost`` is not enough (``arrow.get`` in arrow's own
+    index, where "arrow" and "get" are in nearly every node). A ``boost`` of
+    1 turns the factor off.
+    """
+    value = boost * max(NEUTRAL, lift) if boost > NEUTRAL else NEUTRAL
+    return _value(np.where(np.asarray(named, dtype=bool), value, NEUTRAL))
+
+
+def name_lift(final: np.ndarray, composed: np.ndarray, named: np.ndarray) -> float:
+    """How much more than ``boost`` ``b_name`` must be for every named node to rank first.
+
+    ``final`` and ``composed`` are the scores made with ``b_name = boost``;
+    the lift scales the named nodes' ``composed`` so that the lowest of them
+    passes the best final score of the rest by ``NAME_MARGIN`` (1 when they
+    already do, or when nothing else scores). Named nodes with no lexical
+    evidence keep their 0: no boost creates relevance.
+    """
+    named = named & (composed > 0)
+    others = final[~named]
+    if not named.any() or others.size == 0 or others.max(initial=0.0) <= 0:
+        return NEUTRAL
+    need = float(others.max()) * NAME_MARGIN / float(composed[named].min())
+    return max(NEUTRAL, need)
 
 
 def feedback_factor(

@@ -25,6 +25,7 @@ NODES_FILE = "nodes.jsonl"
 SETTINGS_FILE = "retriever.json"
 EDGES_FILE = "extras/doc_refs.json"
 MINED_FILE = "extras/mined_expansion.json"
+NAMES_FILE = "extras/public_names.json"  # re-exported public name -> defining symbol
 FEEDBACK_FILE = "feedback.json"
 R = TypeVar("R")
 
@@ -38,6 +39,7 @@ class Persistable(Protocol):
     similarity_top_k: int
     propagation: DocPropagation | None
     mined_expansion: Mapping[str, Any]
+    public_names: Mapping[str, str]
 
 
 def node_from_record(rec: dict[str, Any]) -> TextNode:
@@ -132,6 +134,9 @@ def persist_retriever(retriever: Persistable, path: Path) -> None:
     if retriever.mined_expansion:
         (path / MINED_FILE).parent.mkdir(exist_ok=True)
         (path / MINED_FILE).write_text(json.dumps(retriever.mined_expansion), encoding="utf-8")
+    if retriever.public_names:
+        (path / NAMES_FILE).parent.mkdir(exist_ok=True)
+        (path / NAMES_FILE).write_text(json.dumps(retriever.public_names), encoding="utf-8")
 
 
 def write_edges(path: Path, prop: DocPropagation) -> None:
@@ -165,6 +170,7 @@ def load_parts(path: Path, nodes: list[TextNode]) -> dict[str, Any]:
         if edges
         else None,
         "mined_expansion": read_optional_json(path / MINED_FILE) or {},
+        "public_names": read_optional_json(path / NAMES_FILE) or {},
         "feedback": {sym: float(v.get("votes", 0)) for sym, v in feedback.items()}
         if isinstance(feedback, dict)
         else {},

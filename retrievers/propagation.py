@@ -56,6 +56,10 @@ class DocPropagation:
     def __len__(self) -> int:
         return int(self.sections.size)
 
+    def mentions(self) -> np.ndarray:
+        """Per node, how many sections or aliases point at it: how much the docs say of it."""
+        return np.bincount(self.symbols, minlength=self.size)
+
     def apply(
         self,
         scores: np.ndarray,

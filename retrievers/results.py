@@ -40,6 +40,7 @@ class ScoreBreakdown:
     lexical_rank: int | None = None
     dense_rank: int | None = None
     bm25_v: float = 0.0
+    name: float = 1.0
 
     def factors(self) -> tuple[float, ...]:
         """The factors of ``composed``, in the order the scorer multiplies them."""

@@ -104,6 +104,7 @@ class RankingConstants:
     workflow_boost: Number = Field(default=boosts.DEFAULT_WORKFLOW_BOOST, description="b_wf")
     recipe_boost: Number = Field(default=boosts.DEFAULT_RECIPE_BOOST, description="b_recipe")
     symbol_boost: Number = Field(default=boosts.DEFAULT_SYMBOL_BOOST, description="b_sym")
+    name_boost: Number = Field(default=boosts.DEFAULT_NAME_BOOST, description="b_name")
     feedback_floor: Number = Field(
         default=boosts.DEFAULT_FEEDBACK_FLOOR, description="floor of b_fb"
     )

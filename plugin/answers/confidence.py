@@ -153,16 +153,24 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
     With word variants on, the evidence is the better of two top-``depth`` lists:
     the ranking shown and the ranking by the user's own words alone. Either way
     only the user's own words count as matched: variants widen the search, not
-    the claim.
+    the claim. Both are ranked without the name factor ``b_name``: a symbol the
+    query names, lifted to the top, says which node is meant, not how much of
+    the question the corpus covers.
     """
     bm25 = retriever.bm25
     weights = token_weights(bm25, ctx.tokens)
     total = sum(weights.values())
     if total <= 0 or not ctx.nodes:
         return 0.0
+    lexical = ctx.mode == "lexical" and hasattr(retriever, "score_all")
+    if lexical and any(b.name > 1.0 for b in ctx.breakdown.values()):
+        # a named symbol ranked first says which node is meant, not that the corpus answers
+        ctx = retriever.retrieve_context(ctx.query, depth * 4, names=False)
     contexts = [ctx]
-    if ctx.variants and ctx.mode == "lexical" and hasattr(retriever, "score_all"):
-        contexts.append(retriever.retrieve_context(ctx.query, depth * 4, variants=False))
+    if ctx.variants and lexical:
+        contexts.append(
+            retriever.retrieve_context(ctx.query, depth * 4, variants=False, names=False)
+        )
     best = 0.0
     for evidence in contexts:
         rows = _row_indexes(retriever, evidence, depth)

@@ -26,7 +26,7 @@ from codecite.config.model import CodeciteConfig
 from codecite.errors import CodeciteError
 from codecite.retrievers.lexical import bm25_arrays, save_bm25_arrays
 from codecite.retrievers.mined import Rows, mine_rows
-from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, SETTINGS_FILE
+from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, NAMES_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import RankingConstants, ScoringSettings
 from codecite.store.files import read_manifest
 from codecite.store.reuse import Keys, mined
@@ -235,6 +235,13 @@ def alias_edges(keys: Keys, table: SymbolTable, index_of: dict[str, int]) -> lis
     return edges
 
 
+def public_names(keys: Keys, table: SymbolTable) -> dict[str, str]:
+    """Re-exported public names of indexed code symbols (``attrs.define`` ->
+    ``attr._next_gen.define``): how a query's exact name finds its definition."""
+    indexed = {s for k, s in zip(keys.kind, keys.symbol, strict=True) if k in CODE_KINDS and s}
+    return {a: t for a, t in table.public_aliases().items() if t in indexed}
+
+
 def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:
     """Prose word -> identifier tokens, mined from documented code nodes.
 
@@ -287,6 +294,9 @@ def write_derived(
         json.dumps({"sections": sections, "symbols": symbols}), encoding="utf-8"
     )
     (index_dir / MINED_FILE).write_text(json.dumps(mined), encoding="utf-8")
+    (index_dir / NAMES_FILE).write_text(
+        json.dumps(public_names(keys, table), sort_keys=True), encoding="utf-8"
+    )
     (index_dir / SETTINGS_FILE).write_text(
         json.dumps({"settings": settings.to_json(), "similarity_top_k": 10}), encoding="utf-8"
     )

@@ -31,6 +31,7 @@ NEUTRAL = ScoringSettings(
     workflow_boost=1.0,
     recipe_boost=1.0,
     symbol_boost=1.0,
+    name_boost=1.0,
     doc_propagation=False,
     mined_expansion=False,
     public_api_factor=1.0,
@@ -112,15 +113,16 @@ def test_composition_numbers(configured: codecite.CodeciteIndex) -> None:
     agent = by_symbol["geokit.agents.static_shift.StaticShiftAgent"]
     assert agent.priority == pytest.approx(1.24) and agent.symbol == pytest.approx(1.5)
     assert agent.workflow == pytest.approx(1.6)  # the class text says "static shift"
-    assert agent.composed == pytest.approx(agent.lexical * 1.24 * 1.6 * 1.5 * 1.03, rel=1e-5)
+    assert agent.name == pytest.approx(4.0)  # the query names the class
+    assert agent.composed == pytest.approx(agent.lexical * 1.24 * 1.6 * 1.5 * 4 * 1.03, rel=1e-5)
     recipe = by_symbol["Correct static shift on a survey line"]
     assert (recipe.recipe, recipe.workflow, recipe.priority) == pytest.approx((1.25, 1.6, 1.0))
     assert recipe.composed == pytest.approx(recipe.lexical * 1.25 * 1.6, rel=1e-5)
     exact = configured.with_settings(query_variants=False)
     own_words = exact.query("static shift StaticShiftAgent")
     assert ctx.top_score == pytest.approx(own_words.top_score, rel=1e-6)  # v(q) left out
-    assert own_words.top_score == pytest.approx(
-        max(b.composed for b in own_words.breakdown.values()), rel=1e-6
+    assert own_words.top_score == pytest.approx(  # b_name left out too
+        max(b.composed / b.name for b in own_words.breakdown.values()), rel=1e-6
     )
 
 

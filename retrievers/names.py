@@ -1,0 +1,214 @@
+"""Exact-name resolution: the symbols a query names, and the one it means.
+
+A query that names a symbol (``rich.console.Console``, ``httpx.Client.send``,
+``attrs.define``, ``Table.add_column``, ``FileSystemLoader``, ```define```) asks
+for that symbol's definition. ``NameTable.resolve`` finds it:
+
+1. the names the query writes: dotted paths (a trailing ``()`` dropped), and
+   single identifiers that are names by their form: compound (``add_column``,
+   ``MarkdownElement``), written as code (backticks, ``name(``), or a
+   capitalised word spelled exactly as a class is (``Console``) that does not
+   open a sentence of several words;
+2. each dotted path, in this order: a symbol of that full name; a public
+   re-export (``attrs.define`` -> ``attr._next_gen.define``), also as the owner
+   of the rest (``httpx.Client.send`` -> ``httpx._client.Client.send``); a
+   symbol whose name ends with the path (``Table.add_column``); a symbol of the
+   package the path starts with that carries its leaf (``rich.Console``); the
+   same in any case; on a variable (``stream.extra``), a symbol carrying the
+   leaf; and last, what the path less its leaf names (an attribute that is no
+   node, ``SocketAttribute.remote_address``, names its class);
+3. when several symbols carry the name, the one meant: a definition (class,
+   function, method) before an assignment, public before private, the
+   shortest path (the defining module's, not a nested or re-bound one), then
+   the one the docs refer to most (``structlog.processors.JSONRenderer``, not
+   ``structlog.twisted.JSONRenderer``). Spelled with the query's own case
+   before any other case.
+
+The rows of the chosen symbols take the name factor ``b_name`` of the
+composed score (``boosts.name_factor``, docs/retrieval.md, 4).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .tokenizer import MAX_QUERY_CHARS, is_compound
+
+ASSIGNMENT = "assignment"
+CLASS = "class"
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:(?:\(\))?\.[A-Za-z_]\w*)+")  # x.y, X().y
+MAX_NAME_PARTS = 12  # a dotted path of more parts is not resolved
+MAX_BASE_DEPTH = 8  # how far up the bases a member is looked for
+_WORD = re.compile(r"(?<!\w)(?<!\w\.)[A-Za-z_]\w*(?!\w)(?!\.\w)")
+_CODE_SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
+_KEYWORD_ARGUMENT = re.compile(r"\b\w+\s*=(?!=)")
+_CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+
+
+def written_names(query: str) -> tuple[list[str], list[str], set[str]]:
+    """(dotted paths, single words, words written as code) of a query, in query order."""
+    text = query[:MAX_QUERY_CHARS]
+    dotted = list(dict.fromkeys(m.group() for m in _DOTTED.finditer(text)))
+    words = list(dict.fromkeys(m.group() for m in _WORD.finditer(_DOTTED.sub(" ", text))))
+    code = {m.group(1) for m in _CALLED.finditer(text)}
+    for span in _CODE_SPAN.findall(text):  # ``prereleases=True``: a keyword argument, no name
+        code.update(m.group() for m in _WORD.finditer(_KEYWORD_ARGUMENT.sub(" ", span)))
+    return dotted, words, code
+
+
+class NameTable:
+    """The code symbols of an index by name, with its public re-exports.
+
+    ``symbols``, ``symbol_types`` and ``public`` hold one value per node
+    (``None`` symbol: not a code node); ``aliases`` maps re-exported public
+    names to defining ones (``SymbolTable.public_aliases``); ``mentions``
+    counts, per node, the doc sections and aliases pointing at it
+    (``DocPropagation.mentions``).
+
+    Example:
+        >>> t = NameTable(["pkg._impl.Tool", "pkg._impl.Tool.run"], ["class", "method"],
+        ...               [True, True], {"pkg.Tool": "pkg._impl.Tool"})
+        >>> t.resolve("what does pkg.Tool.run return")
+        ['pkg._impl.Tool.run']
+    """
+
+    def __init__(
+        self,
+        symbols: Sequence[str | None],
+        symbol_types: Sequence[str | None],
+        public: Sequence[bool],
+        aliases: Mapping[str, str] | None = None,
+        mentions: Sequence[int] | np.ndarray | None = None,
+        bases: Sequence[Sequence[str] | None] | None = None,
+    ) -> None:
+        self.size = len(symbols)
+        self.rows: dict[str, list[int]] = {}
+        self.info: dict[str, tuple[bool, bool]] = {}  # symbol -> (definition, public)
+        self.mentions: dict[str, int] = {}
+        self.bases: dict[str, Sequence[str]] = {}  # class -> its bases, as written
+        self.by_leaf: dict[str, list[str]] = {}
+        self.by_lower_leaf: dict[str, list[str]] = {}
+        self.classes: set[str] = set()  # class leaves, as spelled
+        for i, (symbol, kind, pub) in enumerate(zip(symbols, symbol_types, public, strict=True)):
+            if not symbol:
+                continue
+            if symbol not in self.rows:
+                self.rows[symbol] = []
+                self.info[symbol] = (kind != ASSIGNMENT, bool(pub))
+                leaf = symbol.rsplit(".", 1)[-1]
+                self.by_leaf.setdefault(leaf, []).append(symbol)
+                self.by_lower_leaf.setdefault(leaf.lower(), []).append(symbol)
+                if kind == CLASS:
+                    self.classes.add(leaf)
+            self.rows[symbol].append(i)
+            if bases is not None and bases[i]:
+                self.bases.setdefault(symbol, bases[i] or ())
+            if mentions is not None:
+                self.mentions[symbol] = self.mentions.get(symbol, 0) + int(mentions[i])
+        self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.rows}
+        self.packages = {s.split(".", 1)[0] for s in self.rows}
+
+    # -- resolution --------------------------------------------------------------
+    def resolve(self, query: str) -> list[str]:
+        """The symbols ``query`` names, one per name it writes, in query order.
+
+        A word that is a member of another symbol the query names means that
+        member: "`ArrowFactory` ... `get()`" is ``ArrowFactory.get``.
+        """
+        dotted, words, code = written_names(query)
+        found: list[str] = []
+        for path in dotted:
+            parts = path.replace("()", "").split(".")
+            if len(parts) <= MAX_NAME_PARTS:  # longer is no name anyone writes
+                found.extend(self._path(parts))
+        sentence = len(words) > 2
+        hits: list[tuple[str, list[str]]] = []
+        for position, word in enumerate(words):
+            if word in code or is_compound(word):
+                hits.append((word, self._pick(word, self.by_leaf.get(word), self._lower(word))))
+            elif word in self.classes and not (position == 0 and sentence):
+                hits.append((word, self._pick(word, self.by_leaf[word], [])))
+        owners = [*found, *(s for _, hit in hits for s in hit)]
+        for word, hit in hits:
+            member = next(filter(None, (self._member(o, word) for o in owners)), None)
+            found.extend([member] if member else hit)
+        return list(dict.fromkeys(found))
+
+    def mask(self, query: str) -> np.ndarray:
+        """One bool per node: does ``query`` name this node's symbol (``resolve``)?"""
+        out = np.zeros(self.size, dtype=bool)
+        for symbol in self.resolve(query):
+            out[self.rows[symbol]] = True
+        return out
+
+    def _lower(self, word: str) -> list[str]:
+        return self.by_lower_leaf.get(word.lower(), [])
+
+    def _path(self, parts: list[str]) -> list[str]:
+        path = ".".join(parts)
+        if path in self.rows:
+            return [path]
+        for cut in range(len(parts), 0, -1):  # a public name, or the owner of the rest
+            target = self.aliases.get(".".join(parts[:cut]))
+            if target is not None:
+                full = ".".join([target, *parts[cut:]])
+                if full in self.rows:
+                    return [full]
+        leaf = parts[-1]
+        suffix = "." + path
+        ends = [s for s in self.by_leaf.get(leaf, []) if s.endswith(suffix)]
+        if ends:
+            return self._pick(leaf, ends, [])
+        if parts[0] in self.packages and len(parts) > 1:
+            inside = [s for s in self.by_leaf.get(leaf, []) if _follows(s.split("."), parts)]
+            if inside:
+                return self._pick(leaf, inside, [])
+        lower = [s for s in self._lower(leaf) if s.lower().endswith(suffix.lower())]
+        if lower:
+            return self._pick(leaf, [], lower)
+        head = parts[0]
+        if len(parts) == 1:
+            return []
+        if head not in self.packages and head[:1].islower():  # on a variable or an import alias
+            return self._path(parts[1:])  # (``stream.extra``, ``so.Continuous().label``)
+        owner = self._path(parts[:-1])  # ``PoolManager.request``: inherited, or the class itself
+        return [self._member(owner[0], leaf) or owner[0]] if owner else []
+
+    def _member(self, owner: str, name: str, depth: int = 0) -> str | None:
+        """``owner.name``, defined on ``owner`` or inherited from one of its indexed bases."""
+        if f"{owner}.{name}" in self.rows:
+            return f"{owner}.{name}"
+        if depth >= MAX_BASE_DEPTH:
+            return None
+        for base in self.bases.get(owner, ()):
+            leaf = base.split("[", 1)[0].rsplit(".", 1)[-1]
+            for cls in sorted(self.by_leaf.get(leaf, []), key=self._preference):
+                found = self._member(cls, name, depth + 1) if cls != owner else None
+                if found:
+                    return found
+        return None
+
+    def _pick(self, word: str, exact: Iterable[str] | None, other_case: Iterable[str]) -> list[str]:
+        """The symbol meant among those carrying the name (see the module docstring)."""
+        candidates = list(exact or []) or list(other_case)
+        if not candidates:
+            return []
+        best = min(candidates, key=self._preference)
+        return [best]
+
+    def _preference(self, symbol: str) -> tuple[bool, bool, int, int, int]:
+        definition, public = self.info[symbol]
+        depth = symbol.count(".")
+        return (not definition, not public, depth, -self.mentions.get(symbol, 0), len(symbol))
+
+
+def _follows(symbol_parts: list[str], written: list[str]) -> bool:
+    """``rich.console.Console`` follows ``rich.Console``: the same package first, the
+    same leaf last, and the written parts between in order among the symbol's."""
+    if symbol_parts[0] != written[0] or symbol_parts[-1] != written[-1]:
+        return False
+    rest = iter(symbol_parts[1:-1])
+    return all(part in rest for part in written[1:-1])

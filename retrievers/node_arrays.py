@@ -1,0 +1,82 @@
+"""Per-node vectors the lexical scorer needs, computed once per index and settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from llama_index.core.schema import TextNode
+
+from codecite.vocabulary import CODE_KINDS, PAGE_KINDS  # sections of one page: one cap
+
+from . import boosts
+from .names import NameTable
+from .propagation import DocPropagation
+from .settings import ScoringSettings
+
+
+class NodeArrays:
+    """Per-node vectors the scoring needs, computed once when the retriever is made.
+
+    Each factor vector is at its ``boosts.FACTOR_DTYPES`` precision.
+    """
+
+    def __init__(
+        self,
+        nodes: Sequence[TextNode],
+        settings: ScoringSettings,
+        feedback: Mapping[str, float],
+        public_names: Mapping[str, str] | None = None,
+        propagation: DocPropagation | None = None,
+    ) -> None:
+        metas = [n.metadata for n in nodes]
+        self.kinds = np.array([m.get("kind") or "" for m in metas])
+        self.workflows = np.array([m.get("workflow") for m in metas], dtype=object)
+        priorities = np.array(
+            [int(m.get("priority") or boosts.NEUTRAL_PRIORITY) for m in metas], dtype=np.int64
+        )
+        self.priority = typed(
+            "priority", boosts.priority_factor(priorities, settings.priority_step)
+        )
+        self.recipe = typed("recipe", boosts.recipe_factor(self.kinds, settings.recipe_boost))
+        self.code = np.isin(self.kinds, list(CODE_KINDS))
+        symbols: list[str | None] = [m.get("symbol") for m in metas]
+        voted = np.array([sym in feedback for sym in symbols], dtype=bool)
+        votes = np.array([float(feedback.get(sym or "", 0)) for sym in symbols], dtype=np.float64)
+        self.feedback = typed(
+            "feedback",
+            np.where(voted, boosts.feedback_factor(votes, settings.feedback_floor), boosts.NEUTRAL),
+        )
+        self.zero_config = typed(
+            "zero_config", np.array([settings.zero_config_factor(m) for m in metas])
+        )
+        leaves = [
+            sym.rsplit(".", 1)[-1] if sym and is_code else ""
+            for sym, is_code in zip(symbols, self.code, strict=True)
+        ]
+        self.leaf_index = boosts.LeafIndex(leaves)
+        self.names = NameTable(
+            [sym if is_code else None for sym, is_code in zip(symbols, self.code, strict=True)],
+            [m.get("symbol_type") for m in metas],
+            [bool(m.get("public")) for m in metas],
+            public_names,
+            propagation.mentions() if propagation is not None else None,
+            [m.get("bases") for m in metas],
+        )
+        self.paths = [m.get("source_path") or "" for m in metas]
+        self._nodes = nodes
+        self._positions: dict[str, int] | None = None
+        self.doc_files = [
+            p if k in PAGE_KINDS else None for p, k in zip(self.paths, self.kinds, strict=True)
+        ]
+
+    def positions(self) -> dict[str, int]:
+        """Node id -> row, made on first use (the confidence rule reads it)."""
+        if self._positions is None:
+            self._positions = {n.node_id: i for i, n in enumerate(self._nodes)}
+        return self._positions
+
+
+def typed(factor: str, values: np.ndarray) -> np.ndarray:
+    """``values`` at the precision ``factor`` is multiplied at (``boosts.FACTOR_DTYPES``)."""
+    return np.asarray(values).astype(boosts.FACTOR_DTYPES[factor])

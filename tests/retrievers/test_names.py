@@ -1,0 +1,216 @@
+"""Exact names resolve: the symbol a query names ranks first (``retrievers/names.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import codecite
+from codecite.retrievers import boosts
+from codecite.retrievers.explain import explain_text
+from codecite.retrievers.names import NameTable, written_names
+
+# A package shaped like the ones that defeated leaf-name matching: a central class
+# whose node is long, small nodes that share its leaf name, a re-export under a public
+# module, an inherited method, typing overloads, a script block and fallbacks.
+CONSOLE = '''
+from typing import overload
+
+
+class Console:
+    """A high level console interface.
+
+    Args:
+        width (int): The width of the terminal; leave unset to detect it.
+        height (int): The height of the terminal; leave unset to detect it.
+        record (bool): Keep what is printed, to export it later as text or HTML.
+        quiet (bool): Print nothing at all. Useful in tests and in batch jobs.
+        soft_wrap (bool): Wrap long lines at the terminal edge, never mid-word.
+    """
+
+    def __init__(self, width=None, height=None, record=False, quiet=False, soft_wrap=False):
+        self.width = width
+
+    def print(self, *objects, sep=" ", end="\\n"):
+        """Print objects to the console, with markup and highlighting."""
+
+    def log(self, *objects):
+        """Log objects to the console with the time and the caller's file and line."""
+
+    def rule(self, title=""):
+        """Draw a horizontal line across the console with an optional title."""
+
+    def export_text(self):
+        """Text of everything printed, when the console records."""
+
+
+class Status:
+    @property
+    def console(self):
+        """The console the status spinner draws on."""
+
+
+class Base:
+    def request(self, method, url):
+        """Make a request with the given method; the console prints its progress."""
+
+
+class PoolManager(Base):
+    def urlopen(self, method, url):
+        """The lower-level request: the console prints nothing here."""
+
+
+@overload
+def get(x: int) -> int: ...
+
+
+@overload
+def get(x: str) -> str: ...
+
+
+def get(x):
+    """Get a console value by key or position."""
+
+
+if WINDOWS:
+    fallback_console = None
+else:
+    fallback_console = Console()
+
+if __name__ == "__main__":
+    console = Console(record=True)
+
+    def demo():
+        """A console demo."""
+'''
+INIT = """
+from ._console import Console, get
+
+__all__ = ["Console", "get"]
+"""
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteIndex:
+    root = tmp_path_factory.mktemp("names") / "repo"
+    (root / "tool").mkdir(parents=True)
+    (root / "tool" / "_console.py").write_text(CONSOLE)
+    (root / "tool" / "__init__.py").write_text(INIT)
+    codecite.build(root)
+    return codecite.load(root)
+
+
+def _ranked(index: codecite.CodeciteIndex, query: str) -> list[str | None]:
+    return [n.node.metadata.get("symbol") for n in index.query(query, k=5).nodes]
+
+
+@pytest.mark.parametrize(
+    ("query", "meant"),
+    [
+        ("tool._console.Console", "tool._console.Console"),  # the full dotted path
+        ("tool.Console", "tool._console.Console"),  # the public re-export
+        ("Console", "tool._console.Console"),  # a class name as a word
+        ("how do I use Console with a pager", "tool._console.Console"),
+        ("what does `Console.print` do", "tool._console.Console.print"),
+        ("console.print(x) in a loop", "tool._console.Console.print"),  # on a variable
+        ("PoolManager.request", "tool._console.Base.request"),  # inherited
+        ("what does tool.get accept", "tool._console.get"),
+    ],
+)
+def test_the_named_symbol_ranks_first(
+    index: codecite.CodeciteIndex, query: str, meant: str
+) -> None:
+    assert _ranked(index, query)[0] == meant
+
+
+def test_a_word_that_is_a_member_of_a_named_class_means_that_member(
+    index: codecite.CodeciteIndex,
+) -> None:
+    top = _ranked(index, "`PoolManager` and its `urlopen()`")[:2]
+    assert sorted(top) == ["tool._console.PoolManager", "tool._console.PoolManager.urlopen"]
+
+
+def test_scripts_stubs_and_fallbacks_are_not_api(index: codecite.CodeciteIndex) -> None:
+    symbols = [n.metadata.get("symbol") for n in index.nodes]
+    assert "tool._console.console" not in symbols  # under ``if __name__ == "__main__":``
+    assert "tool._console.demo" not in symbols
+    assert "tool._console.fallback_console" not in symbols  # a conditional assignment
+    assert symbols.count("tool._console.get") == 1  # the overloads are stubs of this one
+    defines = index.symbol_table.modules["tool._console"]["defines"]
+    assert "fallback_console" in defines and "console" not in defines
+
+
+def test_explain_shows_the_name_factor(index: codecite.CodeciteIndex) -> None:
+    ctx = index.query("tool.Console", k=3)
+    top = ctx.breakdown[ctx.nodes[0].node.node_id]
+    assert top.name >= boosts.DEFAULT_NAME_BOOST and top.recompose() == top.composed
+    assert f"x name {top.name:.2f}" in explain_text(ctx)
+    others = [ctx.breakdown[n.node.node_id].name for n in ctx.nodes[1:]]
+    assert others and all(value == 1.0 for value in others)
+
+
+def test_a_name_boost_of_one_turns_resolution_off(index: codecite.CodeciteIndex) -> None:
+    plain = index.with_settings(name_boost=1.0).query("tool._console.Console", k=5)
+    assert all(b.name == 1.0 for b in plain.breakdown.values())
+
+
+def test_naming_a_symbol_does_not_raise_confidence(index: codecite.CodeciteIndex) -> None:
+    named = index.query("Console.print", k=3).top_score
+    plain = index.with_settings(name_boost=1.0).query("Console.print", k=3).top_score
+    assert named == plain  # which node is meant, not whether the question is in scope
+
+
+def _table() -> NameTable:
+    symbols = [
+        "pkg._impl.Tool",
+        "pkg._impl.Tool.run",
+        "pkg.cli.run",
+        "pkg.twisted.Renderer",
+        "pkg.processors.Renderer",
+        "pkg.settings.tool",
+        None,
+    ]
+    symbols += ["pkg.config.limit", "pkg.limits.limit"]
+    kinds = ["class", "method", "function", "class", "class", "assignment", None]
+    kinds += ["assignment", "function"]
+    mentions = [0, 0, 0, 1, 4, 0, 0, 0, 0]
+    return NameTable(symbols, kinds, [True] * 9, {"pkg.Tool": "pkg._impl.Tool"}, mentions)
+
+
+def test_ties_go_to_the_definition_the_docs_refer_to_most() -> None:
+    assert _table().resolve("`Renderer`") == ["pkg.processors.Renderer"]
+
+
+def test_a_definition_before_an_assignment_and_the_shortest_path() -> None:
+    table = _table()
+    assert table.resolve("run()") == ["pkg.cli.run"]
+    assert table.resolve("`limit`") == ["pkg.limits.limit"]  # not ``limit = 10``
+    assert table.resolve("`tool`") == ["pkg.settings.tool"]  # the query's own case first
+    assert table.resolve("`TOOL`") == ["pkg._impl.Tool"]  # then a definition, any case
+    assert table.resolve("pkg.Tool.run and its options") == ["pkg._impl.Tool.run"]
+
+
+def test_plain_words_name_nothing() -> None:
+    table = _table()
+    assert table.resolve("run the tool and render it") == []
+    assert table.resolve("Tool output in a file") == []  # a capital opening a sentence
+    assert not table.mask("unrelated words").any()
+    assert table.mask("pkg.Tool").tolist() == [True] + [False] * 8
+
+
+def test_written_names_reads_paths_calls_and_code_spans() -> None:
+    dotted, words, code = written_names("so.Continuous().label(like=1) and `f(x=2)` then g()")
+    assert dotted == ["so.Continuous().label"]
+    assert "Continuous" not in words and {"f", "g"} <= code and "x" not in code
+
+
+def test_the_lift_puts_named_nodes_above_the_rest_and_creates_no_relevance() -> None:
+    final = np.array([5.0, 0.1, 0.0, 2.0], dtype=np.float32)
+    named = np.array([False, True, True, False])
+    lift = boosts.name_lift(final, final, named)
+    assert lift == pytest.approx(5.0 * boosts.NAME_MARGIN / 0.1)
+    factor = boosts.name_factor(named, 4.0, lift)
+    composed = boosts.compose(final, factor)
+    assert composed[1] > composed[0] and composed[2] == 0.0
+    assert boosts.name_lift(final, final, np.zeros(4, dtype=bool)) == 1.0
+    assert boosts.name_factor(named, 1.0, lift).tolist() == [1.0] * 4
