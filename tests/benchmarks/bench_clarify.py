@@ -64,16 +64,20 @@ def main() -> int:
         ),
     )
     args = parser.parse_args()
+    return clarify_tables(args.corpora)
+
+
+def clarify_tables(corpora: Path, overrides: dict[str, Any] | None = None) -> int:
+    """Per vague set and corpus: vague messages clarified, short questions answered."""
     sets = {
         "vague.jsonl": _rows("vague.jsonl", ("click", "flask")),
         "vague2.jsonl": _rows("vague2.jsonl", ()),
     }
     needed = sorted({r["corpus"] for rows in sets.values() for r in rows})
-    missing = [name for name in needed if not (args.corpora / HELD_OUT[name]).is_dir()]
+    missing = [name for name in needed if not (corpora / HELD_OUT[name]).is_dir()]
     if missing:
         print(
-            f"no held-out corpus for {', '.join(missing)} under {args.corpora}; "
-            "see heldout/README.md",
+            f"no held-out corpus for {', '.join(missing)} under {corpora}; see heldout/README.md",
             file=sys.stderr,
         )
         return 1
@@ -83,9 +87,10 @@ def main() -> int:
         for name in dict.fromkeys(r["corpus"] for r in rows):
             mine = [r for r in rows if r["corpus"] == name]
             with tempfile.TemporaryDirectory() as tmp:
-                corpus = args.corpora / HELD_OUT[name]
+                corpus = corpora / HELD_OUT[name]
                 codecite.build(corpus, index_dir=tmp)
-                retriever = codecite.load(corpus, index_dir=tmp, check_stale=False).retriever(10)
+                index = codecite.load(corpus, index_dir=tmp, check_stale=False)
+                retriever = index.with_settings(**(overrides or {})).retriever(10)
                 sure = [
                     assess(retriever, retriever.retrieve_context(r["query"])).confident
                     for r in mine

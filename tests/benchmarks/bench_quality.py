@@ -4,6 +4,7 @@
     python tests/benchmarks/bench_quality.py --heldout   # tests/benchmarks/heldout/
     python tests/benchmarks/bench_quality.py --suite my.jsonl=path/to/corpus ...
     python tests/benchmarks/bench_quality.py --all   # every suite, one line each, flagged
+    python tests/benchmarks/bench_quality.py --all --set name_boost=1.0   # a counterfactual
 
 Builds each corpus (unmodified PyPI sdists of jinja2 3.1.6 and attrs 26.1.0)
 with no configuration into a temporary index folder, runs its question suite
@@ -18,10 +19,12 @@ as ../shared/dev-suites/README.md says (``pip download --no-binary :all: ...``).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import codecite
 from codecite.evals import load_suites, run_eval
@@ -151,12 +154,16 @@ def bench(name: str, corpus: Path, suite: Path) -> None:
 DIFF_COLUMNS = ["symbol_hit@1", "symbol_hit@5", "mrr@10"]
 
 
-def _differential(name: str, corpus: Path, suite: Path) -> tuple[str, list[str]]:
+def _differential(
+    name: str, corpus: Path, suite: Path, overrides: dict[str, Any]
+) -> tuple[str, list[str]]:
     """One line: stock against shipped codecite, overall and on identifier questions."""
     with tempfile.TemporaryDirectory() as tmp:
         index_dir = str(Path(tmp) / "index")
         codecite.build(corpus, index_dir=index_dir)
         index = codecite.load(corpus, index_dir=index_dir, check_stale=False)
+        if overrides:
+            index = index.with_settings(**overrides)
         report = run_eval(index, load_suites([suite]), k=10, baseline=True)
     cells, below = [], []
     for system in ("baseline", None):
@@ -167,25 +174,44 @@ def _differential(name: str, corpus: Path, suite: Path) -> tuple[str, list[str]]
     for column, a, b in zip(DIFF_COLUMNS[1:], stock[1:3], mine[1:3], strict=True):
         if isinstance(a, float) and isinstance(b, float) and b < a:
             below.append(column)
+    overall = report.overall(None)
+    cells += [overall.get("clarification_precision"), overall.get("clarification_recall")]
     text = "".join(f"{c:>8.2f}" if isinstance(c, (int, float)) else f"{'n/a':>8}" for c in cells)
     flag = f"  BELOW STOCK on {', '.join(below)}" if below else ""
     return f"{name:<14}{text}{flag}", below
 
 
-def differential(runs: list[tuple[str, Path, Path]]) -> int:
+def differential(
+    runs: list[tuple[str, Path, Path]], overrides: dict[str, Any] | None = None
+) -> int:
     """Every suite on one line each: stock LlamaIndex next to codecite, below-stock flagged."""
     heads = ["s@1", "s@5", "mrr@10", "id s@1"]
-    print(f"{'':<14}{'stock LlamaIndex BM25':^32}{'codecite (shipped)':^32}")
-    print(f"{'suite':<14}" + "".join(f"{h:>8}" for h in heads * 2))
+    label = (
+        "codecite (shipped)"
+        if not overrides
+        else "codecite with " + ", ".join(f"{k}={v}" for k, v in overrides.items())
+    )
+    print(f"{'':<14}{'stock LlamaIndex BM25':^32}{label:^48}")
+    print(f"{'suite':<14}" + "".join(f"{h:>8}" for h in [*heads, *heads, "clar P", "clar R"]))
     flagged = []
     for name, corpus, suite in runs:
-        line, below = _differential(name, corpus, suite)
+        line, below = _differential(name, corpus, suite, overrides or {})
         print(line, flush=True)
         if below:
             flagged.append(name)
     print(f"\n{len(runs)} suites; below stock on MRR@10 or symbol hit@5: {len(flagged)}", end="")
     print(f" ({', '.join(flagged)})" if flagged else "")
     return 0
+
+
+def _setting(value: str) -> tuple[str, Any]:
+    key, sep, raw = value.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {value!r}")
+    try:
+        return key, json.loads(raw)
+    except json.JSONDecodeError:
+        raise argparse.ArgumentTypeError(f"{key}: {raw!r} is not a number or true/false") from None
 
 
 def _suite_arg(value: str) -> tuple[Path, Path]:
@@ -226,6 +252,15 @@ def main() -> int:
         help="every suite (dev and held-out) whose corpus is under --corpora, one line "
         "each: stock against codecite, identifier slice, below-stock flagged",
     )
+    parser.add_argument(
+        "--set",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --all: score codecite with this retrieval setting changed (repeatable), "
+        "e.g. name_boost=1.0 for the ranking without exact-name resolution",
+    )
     args = parser.parse_args()
     if args.all:
         runs = [(n, args.corpora / c, args.suites / f"{n}.jsonl") for n, c in SUITES.items()]
@@ -235,7 +270,11 @@ def main() -> int:
         ]
         if absent:
             print(f"skipped (corpus or suite not here): {', '.join(absent)}", file=sys.stderr)
-        return differential([r for r in runs if r[0] not in absent])
+        overrides = dict(args.set)
+        differential([r for r in runs if r[0] not in absent], overrides)
+        from bench_clarify import clarify_tables  # the vague*.jsonl sets, no stock to compare
+
+        return clarify_tables(args.corpora, overrides)
     if args.suite:
         runs = [(suite.stem, corpus, suite) for suite, corpus in args.suite]
     else:
