@@ -23,12 +23,7 @@ from llama_index.core.schema import TextNode
 from llama_index.core.vector_stores.types import MetadataFilters
 
 from codecite.config import CodeciteConfig, load_config
-from codecite.errors import (
-    IndexIntegrityError,
-    IndexNotFoundError,
-    QueryError,
-    StaleIndexError,
-)
+from codecite.errors import IndexIntegrityError, IndexNotFoundError, QueryError, StaleIndexError
 from codecite.indexer.walk import walk_corpus
 from codecite.retrievers.bm25 import CodeciteRetriever
 from codecite.retrievers.lexical import BM25_DIR, load_bm25
@@ -147,10 +142,8 @@ class CodeciteIndex:
         check_feedback(index_dir / FEEDBACK)
         parts = decoded(index_dir, lambda: load_parts(index_dir, nodes))
         if manifest_now(index_dir) != manifest:
-            raise IndexIntegrityError(
-                f"index at '{index_dir}' was replaced while it was being "
-                "read (a build finished); load it again"
-            )
+            message = "was replaced while it was being read (a build finished); load it again"
+            raise IndexIntegrityError(f"index at '{index_dir}' {message}")
         return cls(cfg, manifest, nodes, bm25, None, parts)
 
     @property
@@ -309,9 +302,15 @@ class CodeciteIndex:
         return self._by_id.get(node_id)
 
     # -- feedback ------------------------------------------------------------------------
+    def resolve_symbol(self, name: str) -> str | None:
+        """The indexed symbol ``name`` means (``attrs.define``: ``attr._next_gen.define``)."""
+        return self._node_arrays().names.symbol(name)
+
     def feedback(self, symbol: str, up: bool, query: str | None = None) -> float:
-        """Record a vote for ``symbol``; returns its new feedback factor."""
+        """Record a vote for ``symbol`` (or what its public name names); its new factor."""
         from codecite.retrievers.boosts import feedback_factor
+
+        symbol = self.resolve_symbol(symbol) or symbol
 
         path = self.config.index_path / FEEDBACK
         # under the build lock: a build copies feedback.json into the index it swaps in,

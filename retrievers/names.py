@@ -137,6 +137,17 @@ class NameTable:
             found.extend([member] if member else hit)
         return list(dict.fromkeys(found))
 
+    def symbol(self, name: str) -> str | None:
+        """The symbol one written name means (a dotted path resolved as in a query)."""
+        parts = name.strip().removesuffix("()").split(".")
+        if not all(parts) or len(parts) > MAX_NAME_PARTS:
+            return None
+        if len(parts) == 1:
+            found = self._pick(parts[0], self.by_leaf.get(parts[0]), self._lower(parts[0]))
+        else:
+            found = self._path(parts, loose=False)
+        return found[0] if found else None
+
     def mask(self, query: str) -> np.ndarray:
         """One bool per node: does ``query`` name this node's symbol (``resolve``)?"""
         out = np.zeros(self.size, dtype=bool)
@@ -147,7 +158,9 @@ class NameTable:
     def _lower(self, word: str) -> list[str]:
         return self.by_lower_leaf.get(word.lower(), [])
 
-    def _path(self, parts: list[str]) -> list[str]:
+    def _path(self, parts: list[str], loose: bool = True) -> list[str]:
+        """The symbol a dotted path means (module docstring, 2); ``loose=False`` for a
+        name given as an argument: no guessing that the head is a variable."""
         path = ".".join(parts)
         if path in self.rows:
             return [path]
@@ -172,9 +185,9 @@ class NameTable:
         head = parts[0]
         if len(parts) == 1:
             return []
-        if head not in self.packages and head[:1].islower():  # on a variable or an import alias
+        if loose and head not in self.packages and head[:1].islower():  # a variable or an alias
             return self._path(parts[1:])  # (``stream.extra``, ``so.Continuous().label``)
-        owner = self._path(parts[:-1])  # ``PoolManager.request``: inherited, or the class itself
+        owner = self._path(parts[:-1], loose)  # ``PoolManager.request``: inherited, or the class
         return [self._member(owner[0], leaf) or owner[0]] if owner else []
 
     def _member(self, owner: str, name: str, depth: int = 0) -> str | None:

@@ -82,6 +82,12 @@ def test_feedback_command(sample_repo: Path) -> None:
     assert ok.returncode == 0 and "feedback factor now 0.80" in ok.stdout
     bad = run(sample_repo, "feedback", "up", "geokit.nothing")
     assert bad.returncode == 2 and "not in the index" in bad.stderr
+    public = run(sample_repo, "feedback", "up", "geokit.StaticShiftAgent")  # a re-export
+    agent = "geokit.agents.static_shift.StaticShiftAgent"
+    assert public.returncode == 0, public.stderr
+    assert f"recorded up for {agent} (geokit.StaticShiftAgent)" in public.stdout
+    votes = json.loads((sample_repo / ".codecite" / "feedback.json").read_text())
+    assert votes[agent]["up"] == 1 and "geokit.StaticShiftAgent" not in votes
 
 
 def test_validate_and_check_recipes(sample_repo: Path) -> None:

@@ -53,7 +53,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def _configure_feedback(p: argparse.ArgumentParser) -> None:
     p.add_argument("direction", choices=["up", "down"])
-    p.add_argument("symbol", help="fully qualified symbol")
+    p.add_argument("symbol", help="the symbol: its qualified or its public name")
     add_common_options(p)
     p.add_argument("--query", default=None, help="the query the vote is about")
 
@@ -61,13 +61,15 @@ def _configure_feedback(p: argparse.ArgumentParser) -> None:
 def cmd_feedback(args: argparse.Namespace) -> int:
     """``codecite feedback``: record a vote on an indexed symbol, print its new factor."""
     index = load_index(args, check_stale=False)
-    if args.symbol not in {n.metadata.get("symbol") for n in index.nodes}:
+    symbol = index.resolve_symbol(args.symbol)
+    if symbol is None:
         raise UsageError(
-            f"symbol {args.symbol!r} is not in the index; use a fully qualified "
-            "name as `codecite query` shows it"
+            f"symbol {args.symbol!r} is not in the index; use a name as `codecite query` "
+            "shows it or as users import it (pkg.Class, pkg.Class.method)"
         )
-    factor = index.feedback(args.symbol, args.direction == "up", args.query)
-    print(f"recorded {args.direction} for {args.symbol}; feedback factor now {factor:.2f}")
+    factor = index.feedback(symbol, args.direction == "up", args.query)
+    named = f" ({args.symbol})" if symbol != args.symbol else ""
+    print(f"recorded {args.direction} for {symbol}{named}; feedback factor now {factor:.2f}")
     return EXIT_OK
 
 

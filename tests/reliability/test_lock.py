@@ -75,7 +75,7 @@ def _vote(root: str, start: multiprocessing.synchronize.Barrier) -> None:
     index = codecite.load(root, check_stale=False)
     start.wait()
     for _ in range(5):
-        index.feedback("geokit.static_shift.StaticShiftAgent", up=True)
+        index.feedback("geokit.agents.static_shift.StaticShiftAgent", up=True)
 
 
 def test_concurrent_feedback_votes_are_all_kept(sample_repo: Path) -> None:
@@ -92,7 +92,7 @@ def test_concurrent_feedback_votes_are_all_kept(sample_repo: Path) -> None:
     import json
 
     votes = json.loads((sample_repo / ".codecite" / "feedback.json").read_text())
-    assert votes["geokit.static_shift.StaticShiftAgent"]["up"] == 20
+    assert votes["geokit.agents.static_shift.StaticShiftAgent"]["up"] == 20
     assert index.stats()["nodes"] > 0
 
 

@@ -160,6 +160,15 @@ def test_naming_a_symbol_does_not_raise_confidence(index: codecite.CodeciteIndex
     assert named == plain  # which node is meant, not whether the question is in scope
 
 
+def test_a_name_given_as_an_argument_resolves_strictly(index: codecite.CodeciteIndex) -> None:
+    assert index.resolve_symbol("tool.Console") == "tool._console.Console"
+    assert index.resolve_symbol("tool.Console.print") == "tool._console.Console.print"
+    assert index.resolve_symbol("PoolManager.request") == "tool._console.Base.request"
+    assert index.resolve_symbol("tool._console.get") == "tool._console.get"
+    assert index.resolve_symbol("typo.print") is None  # no guessing that ``typo`` is a variable
+    assert index.resolve_symbol("tool.nothing") is None and index.resolve_symbol("") is None
+
+
 def _table() -> NameTable:
     symbols = [
         "pkg._impl.Tool",
@@ -214,3 +223,18 @@ def test_the_lift_puts_named_nodes_above_the_rest_and_creates_no_relevance() -> 
     assert composed[1] > composed[0] and composed[2] == 0.0
     assert boosts.name_lift(final, final, np.zeros(4, dtype=bool)) == 1.0
     assert boosts.name_factor(named, 1.0, lift).tolist() == [1.0] * 4
+
+
+def test_answers_and_follow_ups_are_about_the_named_symbol(
+    index: codecite.CodeciteIndex,
+) -> None:
+    from codecite.answers.session import Session
+
+    engine = index.as_query_engine(session=Session())
+    first = engine.query("what arguments does tool.Console.print take")
+    assert first.metadata["path"] == "offline_answer"
+    assert "`tool._console.Console.print`" in str(first).split("\n\n")[1]  # the lead card
+    second = engine.query("what about its parameters?")
+    assert second.metadata["standalone_query"] == (
+        "what are the parameters of tool._console.Console.print?"
+    )
