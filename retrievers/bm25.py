@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 1000
+CANDIDATES_PER_RESULT = 4  # rank_order sorts this many candidates per result asked for
 
 
 class CodeciteRetriever(BM25Retriever):
@@ -176,32 +177,30 @@ class CodeciteRetriever(BM25Retriever):
         mentions = identifier_mentions(query)
         sym = typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
         nb = s.name_boost if names else boosts.NEUTRAL
-        named = a.names.mask(query)
+        named = a.names.mask(query) if nb > boosts.NEUTRAL else None
         by_name = {
             "priority": a.priority,
             "workflow": wf,
             "recipe": a.recipe,
             "symbol": sym,
-            "name": typed("name", boosts.name_factor(named, nb)),
             "feedback": a.feedback,
             "zero_config": a.zero_config,
         }
-        # the confidence proxy ignores v(q) (variants widen the search, not the claim) and
-        # b_name (naming a symbol says which node is meant, not that the question is in scope)
+        # b_name multiplies last, so the product of the others is s(c) without it: what the
+        # confidence proxy composes, with the user's own words (v(q) widens the search, not
+        # the claim; naming a symbol says which node is meant, not that it is in scope)
+        unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
         own_words = boosts.own_words_score(lexical, v, s.variant_weight)
-        unnamed = boosts.factor_product(
-            *(by_name[f] if f != "name" else boosts.NEUTRAL for f in boosts.FACTORS)
-        )
         top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
-        factors = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS))
-        composed, final, sources = self._compose(lexical, factors)
-        if nb > boosts.NEUTRAL and named.any():  # the named definition first (boosts.name_lift)
+        name = a.neutral
+        if named is not None and named.any():
+            name = typed("name", boosts.name_factor(named, nb))
+        composed, final, sources = self._compose(lexical, unnamed * name)
+        if named is not None and named.any():  # the named definition first (boosts.name_lift)
             lift = boosts.name_lift(final, composed, named)
             if lift > boosts.NEUTRAL:
-                by_name["name"] = typed("name", boosts.name_factor(named, nb, lift))
-                factors = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS))
-                composed, final, sources = self._compose(lexical, factors)
-        name = by_name["name"]
+                name = typed("name", boosts.name_factor(named, nb, lift))
+                composed, final, sources = self._compose(lexical, unnamed * name)
         parts = {
             "tokens": tokens,
             "expansion": expansion,
@@ -343,9 +342,29 @@ def rank_order(
     positive = np.flatnonzero(scores > 0)
     if positive.size == 0:
         return []
-    third = -tiebreak[positive] if tiebreak is not None else np.zeros(positive.size)
-    second = last[positive] if last is not None else np.zeros(positive.size, dtype=bool)
-    order = positive[np.lexsort((positive, third, second, -scores[positive]))]
+    wanted = k * CANDIDATES_PER_RESULT
+    if positive.size > wanted:  # sort only the best: those scoring at least the wanted-th
+        cut = np.partition(scores[positive], positive.size - wanted)[positive.size - wanted]
+        best = positive[scores[positive] >= cut]
+        out = _capped(_sorted(best, scores, tiebreak, last), k, max_per_file, doc_files)
+        if len(out) >= k:  # else the caps skipped too many: rank them all
+            return out
+    order = _sorted(positive, scores, tiebreak, last)
+    return _capped(order, k, max_per_file, doc_files)
+
+
+def _sorted(
+    rows: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray | None, last: np.ndarray | None
+) -> np.ndarray:
+    third = -tiebreak[rows] if tiebreak is not None else np.zeros(rows.size)
+    second = last[rows] if last is not None else np.zeros(rows.size, dtype=bool)
+    return rows[np.lexsort((rows, third, second, -scores[rows]))]
+
+
+def _capped(
+    order: np.ndarray, k: int, max_per_file: int, doc_files: Sequence[str | None]
+) -> list[int]:
+    """The first ``k`` of ``order``, at most ``max_per_file`` sections per doc file."""
     if max_per_file <= 0:
         return [int(i) for i in order[:k]]
     out: list[int] = []

@@ -1,7 +1,7 @@
 """The terms of the composed score, each a pure function (docs/retrieval.md, sections 2-5).
 
     L(c) = BM25(c, q) + 0.35 * BM25(c, e(q)) + 0.8 * BM25(c, v(q))
-    s(c) = L(c) * priority(c) * b_wf * b_recipe * b_sym * b_name * b_fb * z(c)
+    s(c) = L(c) * priority(c) * b_wf * b_recipe * b_sym * b_fb * z(c) * b_name
 
 These are the functions the scorer runs: ``retrievers/bm25.py`` calls them on
 one NumPy array per term (a value per node), ``retrievers/propagation.py`` along
@@ -51,7 +51,7 @@ FEEDBACK_CEILING = 2.0
 DEFAULT_PROPAGATION_SHARE = 1.0
 
 # The factors of s(c) in the order they multiply (``ScoreBreakdown`` has a field for each).
-FACTORS = ("priority", "workflow", "recipe", "symbol", "name", "feedback", "zero_config")
+FACTORS = ("priority", "workflow", "recipe", "symbol", "feedback", "zero_config", "name")
 SCORE_DTYPE = np.float32  # BM25 scores, L(c), s(c) and the final score
 FACTOR_DTYPES = MappingProxyType(
     {
@@ -59,9 +59,9 @@ FACTOR_DTYPES = MappingProxyType(
         "workflow": np.float32,
         "recipe": np.float64,
         "symbol": np.float32,
-        "name": np.float32,
         "feedback": np.float32,
         "zero_config": np.float32,
+        "name": np.float32,
     }
 )
 

@@ -55,6 +55,7 @@ class NodeArrays:
             for sym, is_code in zip(symbols, self.code, strict=True)
         ]
         self.leaf_index = boosts.LeafIndex(leaves)
+        self.neutral = typed("name", np.ones(len(metas)))  # b_name where nothing is named
         self.names = NameTable(
             [sym if is_code else None for sym, is_code in zip(symbols, self.code, strict=True)],
             [m.get("symbol_type") for m in metas],
