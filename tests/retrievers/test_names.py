@@ -90,12 +90,21 @@ __all__ = ["Console", "get"]
 """
 
 
+DEFAULTS = """
+from ._console import Console
+
+console = Console()
+\"\"\"The shared Console every helper prints to.\"\"\"
+"""
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteIndex:
     root = tmp_path_factory.mktemp("names") / "repo"
     (root / "tool").mkdir(parents=True)
     (root / "tool" / "_console.py").write_text(CONSOLE)
     (root / "tool" / "__init__.py").write_text(INIT)
+    (root / "tool" / "defaults.py").write_text(DEFAULTS)
     codecite.build(root)
     return codecite.load(root)
 
@@ -128,6 +137,13 @@ def test_a_word_that_is_a_member_of_a_named_class_means_that_member(
 ) -> None:
     top = _ranked(index, "`PoolManager` and its `urlopen()`")[:2]
     assert sorted(top) == ["tool._console.PoolManager", "tool._console.PoolManager.urlopen"]
+
+
+def test_an_instance_ranks_below_the_class_it_instantiates(
+    index: codecite.CodeciteIndex,
+) -> None:
+    ranked = _ranked(index, "the shared Console every helper prints to")
+    assert ranked[0] == "tool._console.Console" and "tool.defaults.console" in ranked
 
 
 def test_scripts_stubs_and_fallbacks_are_not_api(index: codecite.CodeciteIndex) -> None:
