@@ -59,6 +59,10 @@ HELD_OUT = {
     "httpx": "httpx-0.27.2-src",
     "requests": "requests-2.32.3-src",
     "arrow": "arrow-1.3.0-src",
+    "tqdm": "tqdm-4.66.5-src",
+    "tomlkit": "tomlkit-0.13.2-src",
+    "markdown_it": "markdown-it-py-3.0.0-src",
+    "pint": "pint-0.24.3-src",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
