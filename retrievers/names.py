@@ -4,7 +4,8 @@ A query that names a symbol (``rich.console.Console``, ``httpx.Client.send``,
 ``attrs.define``, ``Table.add_column``, ``FileSystemLoader``, ```define```) asks
 for that symbol's definition. ``NameTable.resolve`` finds it:
 
-1. the names the query writes: dotted paths (a trailing ``()`` dropped), and
+1. the names the query writes: dotted paths (a trailing ``()`` dropped; ``from
+   a.b import c`` writes ``a.b.c``), and
    single identifiers that are names by their form: compound (``add_column``,
    ``MarkdownElement``), written as code (backticks, ``name(``), or a
    capitalised word spelled exactly as a class is (``Console``) that does not
@@ -44,6 +45,7 @@ MAX_NAME_PARTS = 12  # a dotted path of more parts is not resolved
 MAX_BASE_DEPTH = 8  # how far up the bases a member is looked for
 _WORD = re.compile(r"(?<!\w)(?<!\w\.)[A-Za-z_]\w*(?!\w)(?!\.\w)")
 _CODE_SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
+_FROM_IMPORT = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+([A-Za-z_]\w*)")
 _KEYWORD_ARGUMENT = re.compile(r"\b\w+\s*=(?!=)")
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
@@ -51,7 +53,9 @@ _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
 def written_names(query: str) -> tuple[list[str], list[str], set[str]]:
     """(dotted paths, single words, words written as code) of a query, in query order."""
     text = query[:MAX_QUERY_CHARS]
-    dotted = list(dict.fromkeys(m.group() for m in _DOTTED.finditer(text)))
+    imported = [f"{m.group(1)}.{m.group(2)}" for m in _FROM_IMPORT.finditer(text)]
+    text = _FROM_IMPORT.sub(" ", text)  # ``from tqdm.auto import tqdm`` names tqdm.auto.tqdm
+    dotted = list(dict.fromkeys([*imported, *(m.group() for m in _DOTTED.finditer(text))]))
     words = list(dict.fromkeys(m.group() for m in _WORD.finditer(_DOTTED.sub(" ", text))))
     code = {m.group(1) for m in _CALLED.finditer(text)}
     for span in _CODE_SPAN.findall(text):  # ``prereleases=True``: a keyword argument, no name

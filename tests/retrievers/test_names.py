@@ -226,6 +226,8 @@ def test_plain_words_name_nothing() -> None:
 def test_written_names_reads_paths_calls_and_code_spans() -> None:
     dotted, words, code = written_names("so.Continuous().label(like=1) and `f(x=2)` then g()")
     assert dotted == ["so.Continuous().label"]
+    dotted, words, _ = written_names("is `from tqdm.auto import tqdm` slower than tqdm.std")
+    assert dotted == ["tqdm.auto.tqdm", "tqdm.std"] and "tqdm" not in words
     assert "Continuous" not in words and {"f", "g"} <= code and "x" not in code
 
 
