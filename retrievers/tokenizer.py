@@ -13,6 +13,7 @@ is always tokenized exactly as the index was.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ would you your yours yourself yourselves
 )
 
 _WORD = re.compile(r"\w+(?:\.\w+)*")
+_PLAIN_WORD = re.compile(r"\w+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
 
 
@@ -87,10 +89,18 @@ def tokenize(text: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
          'estimate_ss_ama', 'estimate', 'ss', 'ama']
     """
     out: list[str] = []
-    for match in _WORD.finditer(text):
-        for word in match.group().split("."):
-            out.extend(_word_tokens(word, min_length))
+    tokens_of = _word_tokens_cached
+    for word in _PLAIN_WORD.findall(text):  # the parts of a dotted name are its words
+        out.extend(tokens_of(word, min_length))
     return out
+
+
+# Each distinct word is split once: a corpus repeats its words, and splitting them one
+# occurrence at a time was half of a full build (docs/architecture.md, "Build").
+WORD_CACHE_SIZE = 1 << 17
+_word_tokens_cached = functools.lru_cache(maxsize=WORD_CACHE_SIZE)(
+    lambda word, min_length: tuple(_word_tokens(word, min_length))
+)
 
 
 def query_tokens(query: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:

@@ -113,6 +113,7 @@ _ASSIGN = re.compile(
 )
 # what follows a keyword inside a name that is assigned: the rest of the name, then a
 # separator (`= `, `: `, `"] =`, `",`); matched at each keyword, never searched
+_NEWLINE = re.compile("\n")
 _NAME_TAIL = re.compile(r"""[A-Za-z0-9_.-]{0,80}['"]?\]?[ \t]{0,4}[:=,]""")
 _URL_PASSWORD = re.compile(r"//[^\s/:@'\"]{1,128}:(?P<value>[^\s/:,@'\"]{1,256})@")
 _BEARER = re.compile(r"(?i:bearer)[ \t]{1,4}(?P<value>[A-Za-z0-9._~+/-]{16,1000}=*)")
@@ -234,13 +235,15 @@ def _assignment_spans(text: str, lowered: str, python: bool) -> list[Span]:
 def _candidate_lines(text: str, lowered: str) -> list[int]:
     """Start offsets of the lines where a keyword sits in a name followed by a separator."""
     starts: set[int] = set()
-    breaks = [i for i, ch in enumerate(lowered) if ch == "\n"] if "\n" in lowered else []
+    breaks: list[int] | None = None  # newline offsets, found once a keyword is
     for word in _KEYWORDS:
         pos = lowered.find(word)
         while pos >= 0:
             if _NAME_TAIL.match(text, pos + len(word)) and (
                 word != "key" or lowered[max(0, pos - 12) : pos].rstrip("_.-").endswith(_KEY_OWNERS)
             ):
+                if breaks is None:
+                    breaks = [m.start() for m in _NEWLINE.finditer(lowered)]
                 k = bisect.bisect_left(breaks, pos)  # the line's start, without a rescan
                 starts.add(breaks[k - 1] + 1 if k else 0)
             pos = lowered.find(word, pos + len(word))

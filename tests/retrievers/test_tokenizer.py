@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from codecite.retrievers.tokenizer import (
@@ -66,3 +66,17 @@ def test_camel_case_round_trip(name: str) -> None:
     tokens = tokenize(name)
     assert tokens[0] == name.lower()
     assert "".join(tokens[1:]) == name.lower()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ_9.é. \n-xYz("), max_size=60))
+def test_the_cached_word_split_gives_the_tokens_of_a_split_per_occurrence(text: str) -> None:
+    from codecite.retrievers import tokenizer as tk
+
+    per_occurrence = [
+        token
+        for match in tk._WORD.finditer(text)
+        for word in match.group().split(".")
+        for token in tk._word_tokens(word, tk.DEFAULT_MIN_LENGTH)
+    ]
+    assert tk.tokenize(text) == per_occurrence
