@@ -239,7 +239,11 @@ def public_names(keys: Keys, table: SymbolTable) -> dict[str, str]:
     """Re-exported public names of indexed code symbols (``attrs.define`` ->
     ``attr._next_gen.define``): how a query's exact name finds its definition."""
     indexed = {s for k, s in zip(keys.kind, keys.symbol, strict=True) if k in CODE_KINDS and s}
-    return {a: t for a, t in table.public_aliases().items() if t in indexed}
+    return {
+        alias: target
+        for alias, target in table.public_aliases().items()
+        if target in indexed and "__main__" not in alias.split(".")  # a script imports, no API
+    }
 
 
 def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:

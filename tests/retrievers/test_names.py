@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -105,6 +107,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteIndex:
     (root / "tool" / "_console.py").write_text(CONSOLE)
     (root / "tool" / "__init__.py").write_text(INIT)
     (root / "tool" / "defaults.py").write_text(DEFAULTS)
+    (root / "tool" / "__main__.py").write_text("from ._console import Console\nConsole().log(1)\n")
     codecite.build(root)
     return codecite.load(root)
 
@@ -163,6 +166,14 @@ def test_explain_shows_the_name_factor(index: codecite.CodeciteIndex) -> None:
     assert f"x name {top.name:.2f}" in explain_text(ctx)
     others = [ctx.breakdown[n.node.node_id].name for n in ctx.nodes[1:]]
     assert others and all(value == 1.0 for value in others)
+
+
+def test_public_names_are_the_re_exports_of_importable_modules(
+    index: codecite.CodeciteIndex,
+) -> None:
+    names = json.loads((index.config.index_path / "extras" / "public_names.json").read_text())
+    assert names["tool.Console"] == "tool._console.Console"
+    assert not [alias for alias in names if "__main__" in alias]  # a script's imports
 
 
 def test_a_name_boost_of_one_turns_resolution_off(index: codecite.CodeciteIndex) -> None:
