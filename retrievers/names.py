@@ -47,7 +47,7 @@ _WORD = re.compile(r"(?<!\w)(?<!\w\.)[A-Za-z_]\w*(?!\w)(?!\.\w)")
 _CODE_SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
 _FROM_IMPORT = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+([A-Za-z_]\w*)")
 _KEYWORD_ARGUMENT = re.compile(r"\b\w+\s*=(?!=)")
-_CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_CALLED = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\(")  # starts where a word starts: linear
 
 
 def written_names(query: str) -> tuple[list[str], list[str], set[str]]:

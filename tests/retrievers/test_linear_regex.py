@@ -380,3 +380,17 @@ def test_100k_query_through_query_ask_and_tools(index: codecite.CodeciteIndex, s
     rows = json.loads(search.call(query=query, k=3).content)["results"]
     assert len(rows) == (min(3, len(ctx.nodes)) if shape in FINDS_SOMETHING else 0)
     assert ask.call(input=query).content
+
+
+@pytest.mark.parametrize(
+    "text", ["a" * BIG, "aB" * (BIG // 2), "a." * (BIG // 2), "a(" * (BIG // 2), "from " * BIG]
+)
+def test_name_resolution_reads_100k_characters_in_one_pass(text: str) -> None:
+    from codecite.retrievers import names
+
+    for pattern in (names._CALLED, names._DOTTED, names._WORD, names._KEYWORD_ARGUMENT):
+        assert pattern.pattern.startswith(("(?<!", "\\b")), pattern.pattern  # no retry mid-run
+        assert isinstance(pattern.findall(text), list)  # all 100k: quadratic would take minutes
+    dotted, words, code = names.written_names(text)  # a quadratic scan would hang here
+    table = names.NameTable(["pkg.a", "pkg.a.b"], ["class", "method"], [True, True])
+    assert isinstance(table.resolve(text), list) and len(dotted) + len(words) + len(code) >= 0
