@@ -178,6 +178,8 @@ class CodeciteRetriever(BM25Retriever):
         sym = typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
         nb = s.name_boost if names else boosts.NEUTRAL
         named = a.names.mask(query) if nb > boosts.NEUTRAL else None
+        if named is not None and not named.any():
+            named = None  # nothing named: b_name is 1 everywhere
         by_name = {
             "priority": a.priority,
             "workflow": wf,
@@ -192,11 +194,9 @@ class CodeciteRetriever(BM25Retriever):
         unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
         own_words = boosts.own_words_score(lexical, v, s.variant_weight)
         top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
-        name = a.neutral
-        if named is not None and named.any():
-            name = typed("name", boosts.name_factor(named, nb))
+        name = a.neutral if named is None else typed("name", boosts.name_factor(named, nb))
         composed, final, sources = self._compose(lexical, unnamed * name)
-        if named is not None and named.any():  # the named definition first (boosts.name_lift)
+        if named is not None:  # the named definition first (boosts.name_lift)
             lift = boosts.name_lift(final, composed, named)
             if lift > boosts.NEUTRAL:
                 name = typed("name", boosts.name_factor(named, nb, lift))

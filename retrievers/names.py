@@ -108,8 +108,9 @@ class NameTable:
                 if kind == CLASS:
                     self.classes.add(leaf)
             self.rows[symbol].append(i)
-            if bases is not None and bases[i]:
-                self.bases.setdefault(symbol, bases[i] or ())
+            written = bases[i] if bases is not None else None
+            if written:
+                self.bases.setdefault(symbol, written)
             if mentions is not None:
                 self.mentions[symbol] = self.mentions.get(symbol, 0) + int(mentions[i])
         self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.rows}
@@ -132,9 +133,9 @@ class NameTable:
         hits: list[tuple[str, list[str]]] = []
         for position, word in enumerate(words):
             if word in code or is_compound(word):
-                hits.append((word, self._pick(word, self.by_leaf.get(word), self._lower(word))))
+                hits.append((word, self._best(self.by_leaf.get(word) or self._lower(word))))
             elif word in self.classes and not (position == 0 and sentence):
-                hits.append((word, self._pick(word, self.by_leaf[word], [])))
+                hits.append((word, self._best(self.by_leaf[word])))
         owners = [*found, *(s for _, hit in hits for s in hit)]
         for word, hit in hits:
             member = next(filter(None, (self._member(o, word) for o in owners)), None)
@@ -147,7 +148,7 @@ class NameTable:
         if not all(parts) or len(parts) > MAX_NAME_PARTS:
             return None
         if len(parts) == 1:
-            found = self._pick(parts[0], self.by_leaf.get(parts[0]), self._lower(parts[0]))
+            found = self._best(self.by_leaf.get(parts[0]) or self._lower(parts[0]))
         else:
             found = self._path(parts, loose=False)
         return found[0] if found else None
@@ -178,14 +179,14 @@ class NameTable:
         suffix = "." + path
         ends = [s for s in self.by_leaf.get(leaf, []) if s.endswith(suffix)]
         if ends:
-            return self._pick(leaf, ends, [])
+            return self._best(ends)
         if parts[0] in self.packages and len(parts) > 1:
             inside = [s for s in self.by_leaf.get(leaf, []) if _follows(s.split("."), parts)]
             if inside:
-                return self._pick(leaf, inside, [])
+                return self._best(inside)
         lower = [s for s in self._lower(leaf) if s.lower().endswith(suffix.lower())]
         if lower:
-            return self._pick(leaf, [], lower)
+            return self._best(lower)
         head = parts[0]
         if len(parts) == 1:
             return []
@@ -208,13 +209,10 @@ class NameTable:
                     return found
         return None
 
-    def _pick(self, word: str, exact: Iterable[str] | None, other_case: Iterable[str]) -> list[str]:
+    def _best(self, candidates: Iterable[str]) -> list[str]:
         """The symbol meant among those carrying the name (see the module docstring)."""
-        candidates = list(exact or []) or list(other_case)
-        if not candidates:
-            return []
-        best = min(candidates, key=self._preference)
-        return [best]
+        candidates = list(candidates)
+        return [min(candidates, key=self._preference)] if candidates else []
 
     def _preference(self, symbol: str) -> tuple[bool, bool, int, int, int]:
         definition, public = self.info[symbol]
