@@ -63,6 +63,10 @@ HELD_OUT = {
     "tomlkit": "tomlkit-0.13.2-src",
     "markdown_it": "markdown-it-py-3.0.0-src",
     "pint": "pint-0.24.3-src",
+    "jsonschema": "jsonschema-4.23.0-src",
+    "dateutil": "python-dateutil-2.9.0.post0-src",
+    "emcee": "emcee-3.1.6-src",
+    "uncertainties": "uncertainties-3.2.2-src",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
