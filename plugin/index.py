@@ -12,26 +12,21 @@ raced a build's swap is retried rather than returning a mix of two indexes.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
-import os
 import time
 from pathlib import Path
-from typing import Any
-
-from llama_index.core.schema import TextNode
-from llama_index.core.vector_stores.types import MetadataFilters
+from typing import TYPE_CHECKING, Any
 
 from codecite.config import CodeciteConfig, load_config
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, QueryError, StaleIndexError
 from codecite.indexer.walk import walk_corpus
-from codecite.retrievers.bm25 import CodeciteRetriever
+from codecite.node_parsers.schema import NodeRecord, text_node
 from codecite.retrievers.lexical import BM25_DIR, load_bm25
-from codecite.retrievers.persist import load_parts, node_from_record
+from codecite.retrievers.persist import load_parts, record_from_json
 from codecite.retrievers.results import RetrievedContext
+from codecite.retrievers.scorer import LexicalScorer
 from codecite.store.files import (
     FEEDBACK,
-    FEEDBACK_TMP,
     NODES,
     SYMBOLS,
     Manifest,
@@ -39,7 +34,7 @@ from codecite.store.files import (
     read_manifest,
     verify_files,
 )
-from codecite.store.lock import build_lock, build_running
+from codecite.store.lock import build_running
 from codecite.store.opening import (
     check_feedback,
     check_tokenizer,
@@ -47,20 +42,24 @@ from codecite.store.opening import (
     decoded,
     manifest_now,
     manifest_stamp,
+    manifest_summary,
     put_back,
+    record_vote,
 )
 from codecite.store.records import read_node_records
 from codecite.store.symbols import SymbolTable
 from codecite.vocabulary import KINDS, REBUILD_FIX
+
+if TYPE_CHECKING:
+    from llama_index.core.vector_stores.types import MetadataFilters
 
 logger = logging.getLogger(__name__)
 
 
 LOAD_ATTEMPTS = 3  # a load that meets a build's swap reads the index again, this often
 SWAP_RETRY_SECONDS = 0.2  # a swap is two renames: it is over well within this
-QUERY_OPTIONS = frozenset(
-    {"kind", "workflow", "path", "filters", "dense", "embed_model", "vector_store", "symbol_gate"}
-)  # the last: dense
+DENSE_OPTIONS = ("embed_model", "vector_store", "symbol_gate")  # hybrid_retriever's
+QUERY_OPTIONS = frozenset({"kind", "workflow", "path", "filters", "dense", *DENSE_OPTIONS})
 
 
 class CodeciteIndex:
@@ -75,7 +74,7 @@ class CodeciteIndex:
         self,
         config: CodeciteConfig,
         manifest: Manifest,
-        nodes: list[TextNode],
+        nodes: list[NodeRecord],
         bm25: Any,
         symbol_table: SymbolTable | None,
         parts: dict[str, Any],
@@ -133,7 +132,7 @@ class CodeciteIndex:
                 f"index file '{index_dir / NODES}' has {len(records)} "
                 f"nodes, the manifest says {manifest['node_count']}; {REBUILD_FIX}"
             )
-        nodes = decoded(index_dir / NODES, lambda: [node_from_record(r) for r in records])
+        nodes = decoded(index_dir / NODES, lambda: [record_from_json(r) for r in records])
         bm25 = decoded(index_dir / BM25_DIR, lambda: load_bm25(index_dir))
         if decoded(index_dir / BM25_DIR, lambda: int(bm25.scores["num_docs"])) != len(nodes):
             raise IndexIntegrityError(
@@ -222,39 +221,51 @@ class CodeciteIndex:
         **kwargs: Any,
     ) -> Any:
         """A LlamaIndex retriever over this index (lexical, or hybrid with ``dense``)."""
-        kinds = [kind] if isinstance(kind, str) else list(kind or [])
-        unknown = [k for k in kinds if k not in KINDS]
-        if unknown:
-            raise QueryError(f"unknown kind {unknown[0]!r}; use one of {', '.join(KINDS)}")
-        if (
-            isinstance(similarity_top_k, bool)
-            or not isinstance(similarity_top_k, int)
-            or similarity_top_k <= 0
-        ):
-            raise QueryError(f"k must be a positive integer, got {similarity_top_k!r}")
-        self._check_filters(workflow, path)
-        parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
-        dense_options = {
-            k: kwargs.pop(k) for k in ("embed_model", "vector_store", "symbol_gate") if k in kwargs
-        }  # codecite.dense.retrieval.hybrid_retriever options
-        if "settings" not in kwargs and "feedback" not in kwargs:
-            parts["node_arrays"] = self._node_arrays()  # made once, not on every query
-        parts.update(kwargs)
-        lexical = CodeciteRetriever(
-            self.nodes,
-            self.bm25,
-            similarity_top_k=similarity_top_k,
-            kinds=kinds or None,
-            workflow=workflow,
-            path_prefix=path,
-            filters=filters,
-            **parts,
+        from codecite.retrievers.bm25 import CodeciteRetriever
+
+        dense_options = {k: kwargs.pop(k) for k in DENSE_OPTIONS if k in kwargs}
+        lexical = self._lexical(
+            CodeciteRetriever, similarity_top_k, kind, workflow, path, filters=filters, **kwargs
         )
         if not dense:
             return lexical
         from codecite.dense.retrieval import hybrid_retriever
 
         return hybrid_retriever(self, lexical, similarity_top_k, **dense_options)
+
+    def scorer(self, similarity_top_k: int = 10, **options: Any) -> LexicalScorer:
+        """``retriever``'s lexical ranking without LlamaIndex (plain hits): what ``query`` uses."""
+        return self._lexical(LexicalScorer, similarity_top_k, **options)  # type: ignore[no-any-return]
+
+    def _lexical(
+        self,
+        cls: Any,
+        similarity_top_k: int,
+        kind: str | list[str] | None = None,
+        workflow: str | None = None,
+        path: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        kinds = [kind] if isinstance(kind, str) else list(kind or [])
+        unknown = [k for k in kinds if k not in KINDS]
+        if unknown:
+            raise QueryError(f"unknown kind {unknown[0]!r}; use one of {', '.join(KINDS)}")
+        if type(similarity_top_k) is not int or similarity_top_k <= 0:  # not a bool either
+            raise QueryError(f"k must be a positive integer, got {similarity_top_k!r}")
+        self._check_filters(workflow, path)
+        parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
+        if "settings" not in kwargs and "feedback" not in kwargs:
+            parts["node_arrays"] = self._node_arrays()  # made once, not on every query
+        parts.update(kwargs)
+        return cls(
+            self.nodes,
+            self.bm25,
+            similarity_top_k=similarity_top_k,
+            kinds=kinds or None,
+            workflow=workflow,
+            path_prefix=path,
+            **parts,
+        )
 
     def _node_arrays(self) -> Any:
         """Per-node scoring vectors, computed once per settings and feedback state."""
@@ -276,9 +287,11 @@ class CodeciteIndex:
                 f"query() got an unknown argument {unknown[0]!r}; it takes k (the "
                 "number of results), kind, workflow, path, filters and dense"
             )
-        dense = bool(filters.pop("dense", False))
-        retriever = self.retriever(k, dense=dense, **filters)
-        return retriever.retrieve_context(query)
+        if filters.pop("dense", False):
+            return self.retriever(k, dense=True, **filters).retrieve_context(query)
+        for option in DENSE_OPTIONS:  # they choose how dense ranks: nothing to do here
+            filters.pop(option, None)
+        return self.scorer(k, **filters).retrieve_context(query)
 
     search = query
 
@@ -298,8 +311,12 @@ class CodeciteIndex:
             {**self._parts, "settings": settings},
         )
 
-    def node(self, node_id: str) -> TextNode | None:
+    def node(self, node_id: str) -> NodeRecord | None:
         return self._by_id.get(node_id)
+
+    def text_nodes(self) -> list[Any]:
+        """Every node as a LlamaIndex ``TextNode``, for a pipeline of your own."""
+        return [text_node(n) for n in self.nodes]
 
     # -- feedback ------------------------------------------------------------------------
     def resolve_symbol(self, name: str) -> str | None:
@@ -312,46 +329,14 @@ class CodeciteIndex:
 
         symbol = self.resolve_symbol(symbol) or symbol
 
-        path = self.config.index_path / FEEDBACK
-        # under the build lock: a build copies feedback.json into the index it swaps in,
-        # and two votes at once must not lose one (read-modify-write)
-        with build_lock(self.config.index_path, wait=True):
-            data = read_json(path) if path.is_file() else {}
-            entry = data.setdefault(symbol, {"votes": 0, "up": 0, "down": 0, "queries": []})
-            entry["votes"] += 1 if up else -1
-            entry["up" if up else "down"] += 1
-            if query:
-                entry["queries"] = [*entry["queries"][-19:], query]
-            tmp = path.with_name(f"{FEEDBACK_TMP}{os.getpid()}")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-            os.replace(tmp, path)
+        data, votes = record_vote(self.config.index_path, symbol, up, query)
         self._parts["feedback"] = {s: float(v["votes"]) for s, v in data.items()}
         self._arrays = None
-        return feedback_factor(entry["votes"], self.config.retrieval.feedback_floor)
+        return feedback_factor(votes, self.config.retrieval.feedback_floor)
 
     # -- summary ---------------------------------------------------------------------------
     def stats(self, check_stale: bool = True) -> dict[str, Any]:
-        m = self.manifest
-        skipped: dict[str, list[str]] = {}
-        for s in m.get("skipped", []):
-            skipped.setdefault(s["reason"], []).append(s["path"])
-        out = {
-            "index_dir": str(self.config.index_path),
-            "format_version": m["format_version"],
-            "codecite_version": m.get("codecite_version"),
-            "created": m.get("created"),
-            "nodes": m.get("node_count"),
-            "files": len(m.get("files", {})),
-            "by_kind": m.get("counts", {}).get("by_kind", {}),
-            "by_workflow": m.get("counts", {}).get("by_workflow", {}),
-            "fingerprint": m.get("fingerprint"),
-            "config_digest": m.get("config_digest"),
-            "embedding": m.get("embedding"),
-            "doc_refs": m.get("doc_refs"),
-            "mined_expansion": m.get("mined_expansion"),
-            "skipped": skipped,
-            "warnings": m.get("warnings", []),
-        }
+        out = manifest_summary(self.config.index_path, self.manifest)
         if check_stale:
             out["stale"] = self.is_stale()
         return out

@@ -50,7 +50,7 @@ from .fusion import (
     l2_normalise,
     reciprocal_rank_fusion,
 )
-from .results import RetrievedContext, ScoreBreakdown
+from .results import Hit, RetrievedContext, ScoreBreakdown
 from .tokenizer import identifier_mentions
 
 logger = logging.getLogger(__name__)
@@ -201,7 +201,7 @@ class HybridRetriever(BaseRetriever):
         return bool(np.any(boosts.names_symbol(arrays.leaf_index, mentions)))
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self.retrieve_context(query_bundle).nodes
+        return self.retrieve_context(query_bundle).node_with_scores()
 
     def _query_vector(self, embed: Callable[[str], Sequence[float]], query: str) -> np.ndarray:
         vector = np.asarray(embed(query), dtype=np.float32)
@@ -233,7 +233,7 @@ class HybridRetriever(BaseRetriever):
         out = _context_like(lex, mode="hybrid")
         out.top_cosine = hits.best
         for f in chosen:
-            out.nodes.append(NodeWithScore(node=self._by_id[f.node_id], score=scores[f.node_id]))
+            out.nodes.append(Hit(self._by_id[f.node_id], scores[f.node_id]))
             out.breakdown[f.node_id] = _breakdown(
                 lex.breakdown.get(f.node_id), f, cosine.get(f.node_id), scores[f.node_id]
             )
@@ -246,7 +246,7 @@ class HybridRetriever(BaseRetriever):
         out = _context_like(lex, mode="lexical")
         out.degraded = reason
         for n in lex.nodes[:k]:
-            out.nodes.append(NodeWithScore(node=n.node, score=n.score))
+            out.nodes.append(Hit(n.node, n.score))
             if n.node.node_id in lex.breakdown:
                 out.breakdown[n.node.node_id] = lex.breakdown[n.node.node_id]
         return out

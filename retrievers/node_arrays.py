@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
-from llama_index.core.schema import TextNode
 
 from codecite.vocabulary import CODE_KINDS, PAGE_KINDS  # sections of one page: one cap
 
@@ -23,7 +23,7 @@ class NodeArrays:
 
     def __init__(
         self,
-        nodes: Sequence[TextNode],
+        nodes: Sequence[Any],  # NodeRecord or TextNode
         settings: ScoringSettings,
         feedback: Mapping[str, float],
         public_names: Mapping[str, str] | None = None,

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
-from llama_index.core.schema import TextNode
 
-from codecite.node_parsers.schema import CODE_KINDS, HIDDEN_METADATA_KEYS
+from codecite.node_parsers.schema import CODE_KINDS, NodeRecord, text_node
 
 from .lexical import load_bm25, save_bm25
 from .propagation import DocPropagation
@@ -29,11 +27,14 @@ NAMES_FILE = "extras/public_names.json"  # re-exported public name -> defining s
 FEEDBACK_FILE = "feedback.json"
 R = TypeVar("R")
 
+if TYPE_CHECKING:
+    from llama_index.core.schema import TextNode
+
 
 class Persistable(Protocol):
     """What ``persist_retriever`` writes: the parts of a ``CodeciteRetriever``."""
 
-    nodes: list[TextNode]
+    nodes: list[Any]  # NodeRecord or TextNode
     bm25: Any
     settings: ScoringSettings
     similarity_top_k: int
@@ -42,76 +43,30 @@ class Persistable(Protocol):
     public_names: Mapping[str, str]
 
 
-def node_from_record(rec: dict[str, Any]) -> TextNode:
-    """A ``TextNode`` from a stored record.
-
-    Built without validation: the record was validated when the index was
-    written and its checksum verified on load. Deep validation of every node's
-    metadata was most of the load time (0.45 s of 0.85 s at 16,000 nodes), and
-    even ``model_construct`` spent 0.4 s of a ``codecite query`` process
-    inspecting default factories. So a node is what ``model_construct`` would
-    make: the defaults of one constructed template, this record's values and
-    fresh lists and dicts (nothing is shared between nodes).
-    """
-    meta = rec["metadata"]
-    hidden = [k for k in HIDDEN_METADATA_KEYS if k in meta] + ["public"]
+def record_from_json(rec: dict[str, Any]) -> NodeRecord:
+    """A ``NodeRecord`` from a stored record (``{"id", "text", "metadata"}``)."""
+    meta = rec.get("metadata")
     if (
         not isinstance(rec.get("id"), str)
         or not isinstance(rec.get("text"), str)
         or not isinstance(meta, dict)
     ):
         raise ValueError("node record needs a string id, a string text and a metadata object")
-    template = _template()
-    if template is None:
-        return TextNode.model_construct(
-            id_=rec["id"],
-            text=rec["text"],
-            metadata=meta,
-            excluded_embed_metadata_keys=hidden,
-            excluded_llm_metadata_keys=list(hidden),
-        )
-    defaults, fields_set = template
-    values = defaults.copy()
-    values.update(
-        id_=rec["id"],
-        text=rec["text"],
-        metadata=meta,
-        relationships={},
-        excluded_embed_metadata_keys=hidden,
-        excluded_llm_metadata_keys=list(hidden),
-    )
-    node = TextNode.__new__(TextNode)
-    object.__setattr__(node, "__dict__", values)
-    object.__setattr__(node, "__pydantic_fields_set__", set(fields_set))
-    object.__setattr__(node, "__pydantic_extra__", None)
-    object.__setattr__(node, "__pydantic_private__", None)
-    return node
+    return NodeRecord(rec["id"], rec["text"], meta)
 
 
-@lru_cache(maxsize=1)
-def _template() -> tuple[dict[str, Any], frozenset[str]] | None:
-    """Field values of a node made by ``model_construct`` and the fields it set; None
-    if ``TextNode`` has extra or private fields (then ``model_construct`` is used)."""
-    node = TextNode.model_construct(
-        id_="",
-        text="",
-        metadata={},
-        relationships={},
-        excluded_embed_metadata_keys=[],
-        excluded_llm_metadata_keys=[],
-    )
-    if node.__pydantic_extra__ is not None or node.__pydantic_private__ is not None:
-        return None
-    return dict(node.__dict__), frozenset(node.__pydantic_fields_set__)
+def node_from_record(rec: dict[str, Any]) -> TextNode:
+    """A LlamaIndex ``TextNode`` from a stored record (see ``schema.text_node``)."""
+    return text_node(record_from_json(rec))
 
 
-def record_of(node: TextNode) -> dict[str, Any]:
+def record_of(node: Any) -> dict[str, Any]:
     return {"id": node.node_id, "text": node.get_content(), "metadata": dict(node.metadata)}
 
 
-def read_nodes(path: Path) -> list[TextNode]:
+def read_nodes(path: Path) -> list[NodeRecord]:
     with (path / NODES_FILE).open(encoding="utf-8") as fh:
-        return [node_from_record(json.loads(line)) for line in fh if line.strip()]
+        return [record_from_json(json.loads(line)) for line in fh if line.strip()]
 
 
 def persist_retriever(retriever: Persistable, path: Path) -> None:
@@ -153,7 +108,7 @@ def read_optional_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def load_parts(path: Path, nodes: list[TextNode]) -> dict[str, Any]:
+def load_parts(path: Path, nodes: list[Any]) -> dict[str, Any]:
     """Settings, propagation edges, mined expansion and feedback stored at ``path``."""
     saved = read_optional_json(path / SETTINGS_FILE) or {}
     edges = read_optional_json(path / EDGES_FILE)

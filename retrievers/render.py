@@ -6,8 +6,6 @@ import html
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from llama_index.core.schema import NodeWithScore
-
 from codecite.node_parsers.schema import citation
 from codecite.node_parsers.schema import node_label as label_of
 
@@ -18,12 +16,13 @@ class RetrievedContext(Protocol):
     @property
     def query(self) -> str: ...
     @property
-    def nodes(self) -> Sequence[NodeWithScore]: ...
+    def nodes(self) -> Sequence[Any]: ...  # Hit or NodeWithScore
     @property
     def top_score(self) -> float: ...
 
 
-def node_row(rank: int, nws: NodeWithScore) -> dict[str, Any]:
+def node_row(rank: int, nws: Any) -> dict[str, Any]:
+    """One result as a row; ``nws`` is a ``Hit`` or a LlamaIndex ``NodeWithScore``."""
     meta = nws.node.metadata
     return {
         "rank": rank,

@@ -3,12 +3,68 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from llama_index.core.schema import NodeWithScore
+from codecite.node_parsers.schema import text_node
 
 from . import boosts
 from .render import html_table, node_row
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import NodeWithScore
+
+
+class Scored(Protocol):
+    """What codecite reads of a ranked node: a ``Hit`` or a LlamaIndex ``NodeWithScore``."""
+
+    node: Any
+    score: float | None
+
+
+class Hit:
+    """One ranked node: the node (a ``NodeRecord``) and its score ``s(c)``.
+
+    Reads like a LlamaIndex ``NodeWithScore`` where codecite reads one (``node``,
+    ``score``, ``node_id``, ``text``, ``metadata``, ``get_content()``);
+    ``to_node_with_score`` makes the LlamaIndex object at the boundary.
+    """
+
+    __slots__ = ("node", "score")
+
+    def __init__(self, node: Any, score: float | None) -> None:
+        self.node = node
+        self.score = score
+
+    @property
+    def node_id(self) -> str:
+        return str(self.node.node_id)
+
+    @property
+    def text(self) -> str:
+        return str(self.node.text)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta: dict[str, Any] = self.node.metadata
+        return meta
+
+    def get_content(self, metadata_mode: Any = None) -> str:
+        return str(self.node.get_content())
+
+    def get_score(self, raise_error: bool = False) -> float:
+        return 0.0 if self.score is None else float(self.score)
+
+    def __repr__(self) -> str:
+        return f"Hit({self.node!r}, score={self.score!r})"
+
+
+def to_node_with_score(hit: Any) -> NodeWithScore:
+    """The LlamaIndex ``NodeWithScore`` of a ``Hit`` (one is returned as is)."""
+    from llama_index.core.schema import NodeWithScore
+
+    if isinstance(hit, NodeWithScore):
+        return hit
+    return NodeWithScore(node=text_node(hit.node), score=hit.score)
 
 
 @dataclass(frozen=True)
@@ -73,13 +129,17 @@ class RetrievedContext:
     expansion: list[str]
     expansion_source: str | None
     workflow: str | None
-    nodes: list[NodeWithScore] = field(default_factory=list)
+    nodes: list[Hit] = field(default_factory=list)  # or NodeWithScore: both read alike
     breakdown: dict[str, ScoreBreakdown] = field(default_factory=dict)
     top_score: float = 0.0
     top_cosine: float | None = None
     degraded: str | None = None
     mode: str = "lexical"
     variants: list[str] = field(default_factory=list)
+
+    def node_with_scores(self) -> list[NodeWithScore]:
+        """The ranked nodes as LlamaIndex ``NodeWithScore`` (for a LlamaIndex pipeline)."""
+        return [to_node_with_score(hit) for hit in self.nodes]
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tomllib
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,3 +54,44 @@ def test_a_build_that_finds_nothing_changed_never_imports_llamaindex(tmp_path: P
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["0", "False"]
+
+
+# each runs `codecite ARGS` in a fresh process and prints whether LlamaIndex was imported
+NO_LLAMA_RUN = (
+    "import runpy, sys\n"
+    "sys.argv = ['codecite', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('codecite', run_name='__main__')\n"
+    "except SystemExit as exc:\n"
+    "    code = exc.code\n"
+    "print('\\nLLAMA', sorted(m for m in sys.modules if m.startswith('llama_index')))\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["stats"],
+        ["query", "how do I correct static shift", "--explain"],
+        ["query", "geokit.io.load_survey", "--json"],
+        ["ask", "how do I correct static shift"],
+        ["ask", "what is the weather on mars"],
+        ["validate", "{generated}"],
+    ],
+    ids=lambda a: "-".join(a[:2])[:40],
+)
+def test_offline_commands_never_import_llamaindex(
+    built_sample: Path, tmp_path: Path, args: list[str]
+) -> None:
+    generated = tmp_path / "generated.py"  # code an assistant wrote, with a made-up name
+    generated.write_text("from geokit.io import load_surveys\n", encoding="utf-8")
+    args = [str(generated) if a == "{generated}" else a for a in args]
+    out = subprocess.run(
+        [sys.executable, "-c", NO_LLAMA_RUN, *args, "-C", str(built_sample)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = out.stdout.rsplit("\nLLAMA ", 1)[1].strip()
+    assert report == "[]", f"codecite {' '.join(args)} imported {report}"
+    assert out.stdout.rsplit("\nLLAMA ", 1)[0].strip(), "the command printed nothing"

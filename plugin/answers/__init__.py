@@ -9,7 +9,8 @@ One module per step of an answer (see docs/answers.md):
 - ``context``: ranked evidence, API cards and related symbols within a token budget;
 - ``citations``: ``[id] path:start-end`` sources and the check of an answer's ids;
 - ``texts``: the offline answer, clarification and workflow notice;
-- ``engine``: :class:`CodeciteQueryEngine`, a LlamaIndex query engine over all of it;
+- ``answerer``: :class:`Answerer`, the answer pass over all of it (plain Python);
+- ``engine``: :class:`CodeciteQueryEngine`, the same pass as a LlamaIndex query engine;
 - ``tools``: ask, search and validate as LlamaIndex agent tools;
 - ``protocols``: :class:`IndexLike`, what these modules need of an index.
 
@@ -27,6 +28,8 @@ from __future__ import annotations
 from codecite.lazy import lazy_attributes
 
 __all__ = [
+    "Answer",
+    "Answerer",
     "AssembledContext",
     "Citation",
     "CitationCheck",
@@ -51,6 +54,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "Answer": "answerer",
+    "Answerer": "answerer",
     "AssembledContext": "context",
     "assemble": "context",
     "Citation": "citations",

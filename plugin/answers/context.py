@@ -21,14 +21,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from llama_index.core.schema import NodeWithScore
-
 from codecite.answers.citations import Citation, citation_for
 from codecite.answers.confidence import Confidence
 from codecite.answers.protocols import IndexLike
 from codecite.answers.registry import RegistryEntry
 from codecite.answers.routing import Route
-from codecite.retrievers.results import RetrievedContext
+from codecite.retrievers.results import RetrievedContext, Scored
 from codecite.store.symbols import SymbolTable
 from codecite.vocabulary import CODE_KINDS, NodeKind
 
@@ -52,7 +50,7 @@ class Evidence:
     """A ranked node as placed in the context (``body`` may be shortened by the budget)."""
 
     citation: Citation
-    node: NodeWithScore
+    node: Scored
     body: str
     truncated: bool = False
 
@@ -138,7 +136,7 @@ class AssembledContext:
     degraded: str | None = None
     dropped: int = 0
     budget: int = DEFAULT_TOKEN_BUDGET
-    candidates: tuple[NodeWithScore, ...] = field(default_factory=tuple)
+    candidates: tuple[Scored, ...] = field(default_factory=tuple)
 
     @property
     def is_confident(self) -> bool:
@@ -203,11 +201,11 @@ def api_card(meta: dict[str, Any], cid: int) -> ApiCard | None:
     )
 
 
-def _body(nws: NodeWithScore) -> str:
+def _body(nws: Scored) -> str:
     return nws.node.get_content().strip()
 
 
-def fit_evidence(nodes: Sequence[NodeWithScore], budget: int) -> tuple[list[Evidence], int]:
+def fit_evidence(nodes: Sequence[Scored], budget: int) -> tuple[list[Evidence], int]:
     """Number and place ``nodes`` in rank order within ``budget`` tokens.
 
     A body that does not fit is shortened (its header stays whole) when at
@@ -355,6 +353,6 @@ def _enforce_budget(actx: AssembledContext) -> AssembledContext:
     return actx
 
 
-def _cards(nodes: Sequence[NodeWithScore]) -> tuple[ApiCard, ...]:
+def _cards(nodes: Sequence[Scored]) -> tuple[ApiCard, ...]:
     cards = [api_card(n.node.metadata, i) for i, n in enumerate(nodes, 1)]
     return tuple(c for c in cards if c is not None)[:MAX_API_CARDS]

@@ -14,13 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from llama_index.core.schema import NodeWithScore
-
 from codecite.answers.citations import citation_for
 from codecite.answers.context import AssembledContext, Evidence
 from codecite.answers.followups import Rewrite
 from codecite.answers.protocols import IndexLike
 from codecite.answers.routing import Intent
+from codecite.retrievers.results import Scored
 from codecite.vocabulary import CODE_KINDS, DOC_KINDS, NodeKind
 
 PASSAGE_CHARS = 700
@@ -176,7 +175,7 @@ def clarification(actx: AssembledContext, rewrite: Rewrite) -> tuple[str, list[d
     return "\n".join(lines) + "\n", options
 
 
-def _option(i: int, nws: NodeWithScore) -> dict[str, Any]:
+def _option(i: int, nws: Scored) -> dict[str, Any]:
     c = citation_for(i, nws.node.metadata)
     return {"option": i, "label": c.label, "kind": c.kind, "ref": c.ref}
 

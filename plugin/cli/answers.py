@@ -1,6 +1,7 @@
 """``codecite ask`` and ``codecite chat``: cited answers (or clarifications) in a terminal.
 
-Thin wrappers over ``CodeciteIndex.ask`` and a :class:`codecite.answers.session.Session`;
+Thin wrappers over :class:`codecite.answers.answerer.Answerer` (the pass
+``CodeciteIndex.ask`` runs) and a :class:`codecite.answers.session.Session`;
 ``COMMANDS`` lists them for ``codecite.cli.app``. No LLM is used unless
 ``--llm provider:model`` names one.
 """
@@ -67,10 +68,13 @@ def make_llm(spec: str | None) -> Any:
 
 
 def _engine(args: argparse.Namespace, session: Any) -> Any:
+    """The answer pass (``Answerer``: offline, it imports nothing of LlamaIndex)."""
+    from codecite.answers.answerer import Answerer
+
     kwargs: dict[str, Any] = {"similarity_top_k": args.k, "dense": args.dense}
     if args.budget:
         kwargs["token_budget"] = args.budget
-    return load_index(args).as_query_engine(llm=make_llm(args.llm), session=session, **kwargs)
+    return Answerer(index=load_index(args), llm=make_llm(args.llm), session=session, **kwargs)
 
 
 def _session(args: argparse.Namespace) -> Any:

@@ -1,4 +1,5 @@
-"""The checks made when an index is opened: trust, tokenizer, feedback, a racing swap.
+"""The checks made when an index is opened (trust, tokenizer, feedback, a racing swap),
+and the one write a loaded index makes: a feedback vote.
 
 :class:`codecite.index.CodeciteIndex` runs them on load, so that a damaged, foreign
 or half-replaced index fails with one line naming the file and the fix.
@@ -6,6 +7,8 @@ or half-replaced index fails with one line naming the file and the fix.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +19,15 @@ from codecite.errors import (
     ManifestError,
     UntrustedIndexError,
 )
-from codecite.store.files import MANIFEST, Manifest, read_json, read_manifest
-from codecite.store.lock import build_running
+from codecite.store.files import (
+    FEEDBACK,
+    FEEDBACK_TMP,
+    MANIFEST,
+    Manifest,
+    read_json,
+    read_manifest,
+)
+from codecite.store.lock import build_lock, build_running
 from codecite.store.ownership import recover_unlocked
 from codecite.vocabulary import REBUILD_FIX
 
@@ -112,3 +122,49 @@ def check_tokenizer(index_dir: Path, manifest: Manifest) -> None:
             f"{manifest.get('tokenizer')}, this codecite tokenizes queries with "
             f"{current}; {REBUILD_FIX}"
         )
+
+
+def record_vote(
+    index_dir: Path, symbol: str, up: bool, query: str | None
+) -> tuple[dict[str, Any], int]:
+    """Add one vote for ``symbol`` to ``feedback.json``: the whole file, and its net votes.
+
+    Under the build lock: a build copies feedback.json into the index it swaps in,
+    and two votes at once must not lose one (read-modify-write).
+    """
+    path = index_dir / FEEDBACK
+    with build_lock(index_dir, wait=True):
+        data = read_json(path) if path.is_file() else {}
+        entry = data.setdefault(symbol, {"votes": 0, "up": 0, "down": 0, "queries": []})
+        entry["votes"] += 1 if up else -1
+        entry["up" if up else "down"] += 1
+        if query:
+            entry["queries"] = [*entry["queries"][-19:], query]
+        tmp = path.with_name(f"{FEEDBACK_TMP}{os.getpid()}")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    return data, int(entry["votes"])
+
+
+def manifest_summary(index_dir: Path, m: Manifest) -> dict[str, Any]:
+    """What ``codecite stats`` prints of an index, from its manifest."""
+    skipped: dict[str, list[str]] = {}
+    for s in m.get("skipped", []):
+        skipped.setdefault(s["reason"], []).append(s["path"])
+    return {
+        "index_dir": str(index_dir),
+        "format_version": m["format_version"],
+        "codecite_version": m.get("codecite_version"),
+        "created": m.get("created"),
+        "nodes": m.get("node_count"),
+        "files": len(m.get("files", {})),
+        "by_kind": m.get("counts", {}).get("by_kind", {}),
+        "by_workflow": m.get("counts", {}).get("by_workflow", {}),
+        "fingerprint": m.get("fingerprint"),
+        "config_digest": m.get("config_digest"),
+        "embedding": m.get("embedding"),
+        "doc_refs": m.get("doc_refs"),
+        "mined_expansion": m.get("mined_expansion"),
+        "skipped": skipped,
+        "warnings": m.get("warnings", []),
+    }

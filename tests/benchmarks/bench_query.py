@@ -77,7 +77,7 @@ def main() -> None:
         queries = realistic_queries(index, N_QUERIES)
         ours = index.retriever(10)
         mine = latencies(ours.retrieve, queries)
-        plain = BM25Retriever.from_defaults(nodes=index.nodes, similarity_top_k=10)
+        plain = BM25Retriever.from_defaults(nodes=index.text_nodes(), similarity_top_k=10)
         theirs = latencies(plain.retrieve, queries)
         by_index = latencies(index.query, queries)
         answers = latencies(index.as_query_engine().query, queries)

@@ -1,0 +1,348 @@
+"""The boosted lexical scorer: BM25 over identifier-aware tokens, composed boosts.
+
+Plain Python and numpy over ``bm25s``: it scores every node for the query and for
+its expansion, applies metadata filters before ranking, composes the factors of
+``boosts`` vectorised over all nodes, and returns a ``RetrievedContext`` of plain
+hits whose score is ``s(c)``. It imports nothing of LlamaIndex, so a ``codecite
+query`` process does not pay for it; ``bm25.CodeciteRetriever`` is the same scorer
+as a LlamaIndex retriever.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import bm25s
+import numpy as np
+
+from . import boosts
+from .expansion import configured_expansion, infer_workflow
+from .lexical import bm25_scores
+from .node_arrays import NodeArrays, typed
+from .propagation import DocPropagation
+from .results import Hit, RetrievedContext, ScoreBreakdown
+from .settings import ScoringSettings
+from .tokenizer import identifier_mentions, query_tokens
+from .variants import variant_groups, variant_table
+
+if TYPE_CHECKING:
+    from llama_index.core.vector_stores.types import MetadataFilters
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TOP_K = 10
+MAX_TOP_K = 1000
+CANDIDATES_PER_RESULT = 4  # rank_order sorts this many candidates per result asked for
+
+
+class LexicalScorer:
+    """Identifier-aware BM25 with expansion and the composed boosts (docs/retrieval.md).
+
+    ``nodes`` are ``NodeRecord``s (or anything with ``node_id``, ``text`` and
+    ``metadata``, such as LlamaIndex ``TextNode``s), in the bm25 index's order.
+
+    Example:
+        >>> index = codecite.load("path/to/repo")                  # doctest: +SKIP
+        >>> index.scorer(5).retrieve_context("correct static shift")  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        nodes: Sequence[Any],
+        bm25: bm25s.BM25,
+        settings: ScoringSettings | None = None,
+        similarity_top_k: int = DEFAULT_TOP_K,
+        feedback: Mapping[str, float] | None = None,
+        propagation: DocPropagation | None = None,
+        mined_expansion: Mapping[str, Sequence[str]] | None = None,
+        public_names: Mapping[str, str] | None = None,
+        filters: MetadataFilters | None = None,
+        kinds: Sequence[str] | None = None,
+        workflow: str | None = None,
+        path_prefix: str | None = None,
+        node_arrays: NodeArrays | None = None,
+    ) -> None:
+        if int(bm25.scores["num_docs"]) != len(nodes):
+            raise ValueError(
+                f"bm25 index has {bm25.scores['num_docs']} documents but "
+                f"{len(nodes)} nodes were given"
+            )
+        self.bm25 = bm25
+        self.settings = settings or ScoringSettings()
+        self.nodes = list(nodes)
+        self.feedback = dict(feedback or {})
+        self.propagation = propagation
+        self.mined_expansion = dict(mined_expansion or {})
+        self.public_names = dict(public_names or {})
+        self._arrays = node_arrays or NodeArrays(
+            self.nodes, self.settings, self.feedback, self.public_names, propagation
+        )
+        self._filters = filters
+        self._kinds = tuple(kinds) if kinds else None
+        self._workflow_filter = workflow
+        self._path_prefix = path_prefix
+        self.similarity_top_k = max(1, min(int(similarity_top_k), MAX_TOP_K))
+        self._mask = self._filter_mask()
+
+    # -- filters (applied before ranking) -------------------------------------------------
+    def _filter_mask(self) -> np.ndarray | None:
+        n = len(self.nodes)
+        mask = np.ones(n, dtype=bool)
+        if self._kinds:
+            mask &= np.isin(self._arrays.kinds, list(self._kinds))
+        if self._workflow_filter:
+            mask &= np.array([w == self._workflow_filter for w in self._arrays.workflows])
+        if self._path_prefix:
+            prefix = self._path_prefix.strip("/")
+            mask &= np.array(
+                [p == prefix or p.startswith(prefix + "/") for p in self._arrays.paths]
+            )
+        if self._filters is not None:
+            from llama_index.core.vector_stores.utils import build_metadata_filter_fn
+
+            by_id = {node.node_id: node.metadata for node in self.nodes}
+            keep = build_metadata_filter_fn(lambda node_id: by_id[node_id], self._filters)
+            mask &= np.array([bool(keep(node.node_id)) for node in self.nodes])
+        return None if mask.all() else mask
+
+    # -- the score --------------------------------------------------------------------
+    def read_query(self, query: str) -> tuple[list[str], list[str], str | None, str | None]:
+        """Query tokens, expansion tokens (and where they came from), inferred workflow."""
+        tokens = query_tokens(query)
+        expansion = configured_expansion(query, self.settings.expansions, tokens)
+        source = "configured" if expansion else None
+        if not expansion and self.settings.mined_expansion and self.mined_expansion:
+            from .mined import mined_terms
+
+            expansion = mined_terms(tokens, self.mined_expansion)
+            source = "mined" if expansion else None
+        workflow = infer_workflow(query, self.settings.workflows)
+        return tokens, expansion, source, workflow
+
+    def query_variants(self, tokens: list[str], expansion: list[str]) -> list[tuple[str, ...]]:
+        """``v(q)``: per query word, its other forms found in the index (see ``variants``)."""
+        if not self.settings.query_variants or self.settings.variant_weight <= 0:
+            return []
+        table = getattr(self.bm25, "_codecite_variants", None)
+        if table is None:  # once per bm25 index, shared by every retriever made on it
+            table = variant_table(self.bm25.vocab_dict)
+            self.bm25._codecite_variants = table
+        return variant_groups(tokens, table, exclude=expansion)
+
+    def score_all(
+        self, query: str, variants: bool = True, names: bool = True
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Final score of every node, and the per-node vectors that made it.
+
+        ``variants=False`` scores without word-form variants, as if
+        ``query_variants`` were off; ``names=False`` without the name factor, as
+        if ``name_boost`` were 1 (the confidence rule uses both).
+        """
+        tokens, expansion, source, workflow = self.read_query(query)
+        s = self.settings
+        q = bm25_scores(self.bm25, tokens)
+        e = bm25_scores(self.bm25, expansion)
+        forms = self.query_variants(tokens, expansion) if variants else []
+        # variants reach toward the code's forms of a word: only code nodes take them
+        v = np.where(self._arrays.code, variant_scores(self.bm25, forms), 0.0)
+        v = v.astype(boosts.SCORE_DTYPE)
+        lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
+        if self._mask is not None:
+            lexical = np.where(self._mask, lexical, 0.0)
+        a = self._arrays
+        wf = typed("workflow", boosts.workflow_factor(a.workflows, workflow, s.workflow_boost))
+        mentions = identifier_mentions(query)
+        sym = typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
+        nb = s.name_boost if names else boosts.NEUTRAL
+        named = a.names.mask(query) if nb > boosts.NEUTRAL else None
+        if named is not None and not named.any():
+            named = None  # nothing named: b_name is 1 everywhere
+        by_name = {
+            "priority": a.priority,
+            "workflow": wf,
+            "recipe": a.recipe,
+            "symbol": sym,
+            "feedback": a.feedback,
+            "zero_config": a.zero_config,
+        }
+        # b_name multiplies last, so the product of the others is s(c) without it: what the
+        # confidence proxy composes, with the user's own words (v(q) widens the search, not
+        # the claim; naming a symbol says which node is meant, not that it is in scope)
+        unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
+        own_words = boosts.own_words_score(lexical, v, s.variant_weight)
+        top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
+        name = a.neutral if named is None else typed("name", boosts.name_factor(named, nb))
+        composed, final, sources = self._compose(lexical, unnamed * name)
+        if named is not None:  # the named definition first (boosts.name_lift)
+            lift = boosts.name_lift(final, composed, named)
+            if lift > boosts.NEUTRAL:
+                name = typed("name", boosts.name_factor(named, nb, lift))
+                composed, final, sources = self._compose(lexical, unnamed * name)
+        parts = {
+            "tokens": tokens,
+            "expansion": expansion,
+            "source": source,
+            "variants": forms,
+            "v": v,
+            "top": top,
+            "workflow": workflow,
+            "q": q,
+            "e": e,
+            "lexical": lexical,
+            "wf": wf,
+            "sym": sym,
+            "name": name,
+            "composed": composed,
+            "sources": sources,
+        }
+        return final, parts
+
+    def _compose(
+        self, lexical: np.ndarray, factors: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``s(c)``, the final score after doc propagation, and who lent each final score."""
+        composed = boosts.compose(lexical, factors).astype(boosts.SCORE_DTYPE)
+        if self.propagation is None or not self.settings.doc_propagation:
+            return composed, composed, None
+        final, sources = self.propagation.apply(
+            composed, self.settings.propagation_share, self._mask, factor=self._arrays.feedback
+        )
+        return composed, final, sources
+
+    def retrieve_context(
+        self,
+        query: Any,
+        similarity_top_k: int | None = None,
+        variants: bool = True,
+        names: bool = True,
+    ) -> RetrievedContext:
+        """Rank nodes for ``query`` and explain every score (``score_all``'s switches)."""
+        query_str = str(getattr(query, "query_str", query))  # a str or a QueryBundle
+        k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
+        k = max(1, min(k, MAX_TOP_K))
+        final, parts = self.score_all(query_str, variants, names)
+        aliases = (
+            self.propagation.is_alias
+            if self.propagation is not None and parts["sources"] is not None
+            else None
+        )
+        order = rank_order(
+            final,
+            k,
+            self.settings.max_sections_per_file,
+            self._arrays.doc_files,
+            tiebreak=parts["composed"],
+            last=aliases,
+        )
+        ctx = RetrievedContext(
+            query=query_str,
+            tokens=parts["tokens"],
+            expansion=parts["expansion"],
+            expansion_source=parts["source"],
+            workflow=parts["workflow"],
+            variants=[t for group in parts["variants"] for t in group],
+        )
+        ctx.top_score = parts["top"]
+        for i in order:
+            node = self.nodes[i]
+            ctx.nodes.append(Hit(node, float(final[i])))
+            ctx.breakdown[node.node_id] = self._breakdown(i, parts, final)
+        return ctx
+
+    def _breakdown(self, i: int, parts: dict[str, Any], final: np.ndarray) -> ScoreBreakdown:
+        a = self._arrays
+        src = parts["sources"][i] if parts["sources"] is not None else -1
+        return ScoreBreakdown(
+            bm25_q=float(parts["q"][i]),
+            bm25_e=float(parts["e"][i]),
+            bm25_v=float(parts["v"][i]),
+            lexical=float(parts["lexical"][i]),
+            priority=float(a.priority[i]),
+            workflow=float(parts["wf"][i]),
+            recipe=float(a.recipe[i]),
+            symbol=float(parts["sym"][i]),
+            name=float(parts["name"][i]),
+            feedback=float(a.feedback[i]),
+            zero_config=float(a.zero_config[i]),
+            composed=float(parts["composed"][i]),
+            propagated_from=self.nodes[src].node_id if src >= 0 else None,
+            final=float(final[i]),
+        )
+
+
+def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """``BM25(c, v(q))`` = sum over query words of the best BM25 among the word's variants.
+
+    The forms of one word are alternatives, not extra evidence: a node that says
+    "rank", "ranked" and "ranks" matched the query word "ranking" once, so it
+    must not outscore one that says "ranked" alone three times over.
+    """
+    total = np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
+    for group in groups:
+        best = np.zeros_like(total)
+        for term in group:
+            np.maximum(best, bm25_scores(bm25, [term]), out=best)
+        total += best
+    return total
+
+
+def rank_order(
+    scores: np.ndarray,
+    k: int,
+    max_per_file: int,
+    doc_files: Sequence[str | None],
+    tiebreak: np.ndarray | None = None,
+    last: np.ndarray | None = None,
+) -> list[int]:
+    """Indexes of the top ``k`` positive scores. Ties go to nodes not marked ``last``
+    (an alias ranks after the symbol it renames), then to the higher ``tiebreak``
+    (e.g. a propagated symbol's own score), then to node order.
+
+    At most ``max_per_file`` sections of one doc or recipe file are kept (0 = no
+    limit), so one long page cannot crowd out the symbol it documents.
+    """
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0:
+        return []
+    wanted = k * CANDIDATES_PER_RESULT
+    if positive.size > wanted:  # sort only the best: those scoring at least the wanted-th
+        cut = np.partition(scores[positive], positive.size - wanted)[positive.size - wanted]
+        best = positive[scores[positive] >= cut]
+        out = _capped(_sorted(best, scores, tiebreak, last), k, max_per_file, doc_files)
+        if len(out) >= k:  # else the caps skipped too many: rank them all
+            return out
+    order = _sorted(positive, scores, tiebreak, last)
+    return _capped(order, k, max_per_file, doc_files)
+
+
+def _sorted(
+    rows: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray | None, last: np.ndarray | None
+) -> np.ndarray:
+    third = -tiebreak[rows] if tiebreak is not None else np.zeros(rows.size)
+    second = last[rows] if last is not None else np.zeros(rows.size, dtype=bool)
+    return rows[np.lexsort((rows, third, second, -scores[rows]))]
+
+
+def _capped(
+    order: np.ndarray, k: int, max_per_file: int, doc_files: Sequence[str | None]
+) -> list[int]:
+    """The first ``k`` of ``order``, at most ``max_per_file`` sections per doc file."""
+    if max_per_file <= 0:
+        return [int(i) for i in order[:k]]
+    out: list[int] = []
+    per_file: dict[str, int] = {}
+    for i in order:
+        path = doc_files[i]
+        if path is not None:
+            if per_file.get(path, 0) >= max_per_file:
+                continue
+            per_file[path] = per_file.get(path, 0) + 1
+        out.append(int(i))
+        if len(out) >= k:
+            break
+    return out
+
+
+__all__ = ["LexicalScorer", "rank_order", "variant_scores"]
