@@ -1,4 +1,5 @@
-"""Files -> LlamaIndex nodes: Python (tree-sitter), doc sections, recipes.
+"""Files -> nodes: Python (tree-sitter), doc sections, recipes; ``llama`` is their
+LlamaIndex face (``NodeParser``s that make ``TextNode``s).
 
 Names load on first use, so importing one parser does not import the others.
 """
@@ -19,13 +20,13 @@ __all__ = [
 ]
 
 _LAZY = {
-    "DocSectionNodeParser": "docs",
+    "DocSectionNodeParser": "llama",
     "parse_doc": "docs",
     "NodeKind": "schema",
     "make_node": "schema",
-    "PythonNodeParser": "python",
+    "PythonNodeParser": "llama",
     "parse_python_source": "python",
-    "RecipeNodeParser": "recipes",
+    "RecipeNodeParser": "llama",
     "parse_recipe": "recipes",
 }
 

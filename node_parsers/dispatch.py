@@ -28,9 +28,9 @@ from codecite.indexer.corpus import FileRole
 from codecite.vocabulary import DOC_SUFFIXES, NOTEBOOK_SUFFIX  # others read as Markdown
 
 if TYPE_CHECKING:
-    from llama_index.core.schema import TextNode
-
     from codecite.indexer.corpus import CorpusFile
+
+    from .schema import NodeRecord
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
@@ -45,7 +45,7 @@ class ParsedFile:
     Warnings start with the path (``"pkg/a.py: ..."``); the manifest lists them.
     """
 
-    nodes: list[TextNode] = field(default_factory=list)
+    nodes: list[NodeRecord] = field(default_factory=list)
     namespace: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -104,8 +104,8 @@ def _parse_python(text: str, rel: str, cfg: CodeciteConfig, parsed: ParsedFile) 
 
 
 def _gallery_nodes(
-    text: str, rel: str, cfg: CodeciteConfig, nodes: list[TextNode]
-) -> list[TextNode]:
+    text: str, rel: str, cfg: CodeciteConfig, nodes: list[NodeRecord]
+) -> list[NodeRecord]:
     """An example that is a script is a gallery page: its docstring opens the page's
     first section, and its variables (``tips = load_dataset(...)``) are not API; the
     functions and classes it defines stay. An example application is left as code."""

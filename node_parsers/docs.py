@@ -17,15 +17,10 @@ The names users import from here stay importable from here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import PurePosixPath
-from typing import Any
-
-from llama_index.core.bridge.pydantic import Field
-from llama_index.core.node_parser.interface import NodeParser
-from llama_index.core.schema import BaseNode, TextNode
 
 from codecite.errors import ConfigError  # a ValueError too: bad arguments, never bad text
+from codecite.lazy import lazy_attributes
 from codecite.vocabulary import MARKDOWN_SUFFIXES, RST_SUFFIXES
 
 from .doc_lines import Heading, front_matter_end
@@ -35,6 +30,7 @@ from .markdown import _ATX_CLOSER as _ATX_CLOSER
 from .markdown import markdown_chunks, markdown_headings, parse_markdown
 from .refs import extract_code_refs, extract_refs
 from .rst import parse_rst, rst_chunks, rst_headings
+from .schema import NodeRecord
 from .sections import (
     DEFAULT_MAX_SECTION_CHARS,
     DocChunk,
@@ -49,7 +45,6 @@ __all__ = [
     "MARKDOWN_SUFFIXES",
     "RST_SUFFIXES",
     "DocChunk",
-    "DocSectionNodeParser",
     "Heading",
     "chunks_to_nodes",
     "ensure_unique_ids",
@@ -70,7 +65,7 @@ __all__ = [
 
 def parse_doc(
     text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
-) -> list[TextNode]:
+) -> list[NodeRecord]:
     """Dispatch on the suffix: ``.md``/``.markdown`` -> Markdown, ``.rst``/``.txt`` -> rst."""
     suffix = PurePosixPath(source_path).suffix.lower()
     if suffix in MARKDOWN_SUFFIXES:
@@ -84,45 +79,5 @@ def parse_doc(
     )
 
 
-def _source_path(doc: BaseNode, default_suffix: str) -> str:
-    meta = doc.metadata
-    return str(
-        meta.get("source_path")
-        or meta.get("file_path")
-        or meta.get("file_name")
-        or f"{doc.node_id}{default_suffix}"
-    )
-
-
-class DocSectionNodeParser(NodeParser):
-    """Split Markdown and reStructuredText documents into section nodes.
-
-    Each input document needs ``source_path`` (repository relative) in its
-    metadata; the suffix picks the format.
-
-    Example:
-        >>> from llama_index.core import Document
-        >>> doc = Document(text="Usage\\n=====\\n\\nCall :func:`pkg.run`.\\n",
-        ...                metadata={"source_path": "docs/usage.rst"})
-        >>> [n.metadata["heading"] for n in DocSectionNodeParser().get_nodes_from_documents([doc])]
-        ['Usage']
-    """
-
-    max_chars: int = Field(
-        default=DEFAULT_MAX_SECTION_CHARS,
-        gt=0,
-        description="Longest node text; longer sections are split on paragraph boundaries.",
-    )
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "CodeciteDocSectionNodeParser"
-
-    def _parse_nodes(
-        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        out: list[BaseNode] = []
-        for doc in nodes:
-            path = _source_path(doc, ".md")
-            out.extend(parse_doc(doc.get_content(), path, self.max_chars))
-        return out
+# ``DocSectionNodeParser``: this parser as a LlamaIndex ``NodeParser``, made in ``llama.py``
+__getattr__ = lazy_attributes("codecite.node_parsers", {"DocSectionNodeParser": "llama"})

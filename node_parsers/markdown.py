@@ -15,7 +15,7 @@ from .glossary import glossary_headings
 from .sections import DEFAULT_MAX_SECTION_CHARS, DocChunk, chunks, chunks_to_nodes
 
 if TYPE_CHECKING:
-    from llama_index.core.schema import TextNode
+    from .schema import NodeRecord
 
 # linear forms (docs/reliability.md, "Long queries"): the title is greedy up to its last
 # non-blank character instead of lazy (which re-scanned the trailing blanks at each
@@ -98,7 +98,7 @@ def markdown_chunks(
 
 def parse_markdown(
     text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
-) -> list[TextNode]:
+) -> list[NodeRecord]:
     """Markdown -> ``doc_section`` nodes.
 
     Example:

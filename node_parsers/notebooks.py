@@ -19,10 +19,9 @@ import json
 import re
 from typing import Any
 
-from llama_index.core.schema import TextNode
-
 from .markdown import markdown_chunks
 from .rst import rst_chunks
+from .schema import NodeRecord
 from .sections import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, on_source_lines
 
 _SOURCE_KEY = re.compile(r'^\s*"source"\s*:')
@@ -95,7 +94,7 @@ def notebook_document(text: str) -> tuple[str, list[int], bool]:
 
 def parse_notebook(
     text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
-) -> list[TextNode]:
+) -> list[NodeRecord]:
     """A notebook's sections as ``doc_section`` nodes, lines mapped to the notebook file.
 
     Raises ``NotebookError`` for a file that is not an nbformat 4 notebook.

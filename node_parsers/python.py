@@ -16,13 +16,10 @@ This module is the public face; the work is done, by concern, in:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field
-from llama_index.core.node_parser.interface import NodeParser
-from llama_index.core.schema import BaseNode, TextNode
+from codecite.lazy import lazy_attributes
 
 from ._ts import parse_python
 from .python_namespace import ModuleNamespace
@@ -33,6 +30,7 @@ from .python_walker import (
     MAX_CLASS_DEPTH,
     ModuleWalker,
 )
+from .schema import NodeRecord
 
 __all__ = [
     "DEFAULT_INCLUDE_PRIVATE",
@@ -40,7 +38,6 @@ __all__ = [
     "KEPT_DUNDER_METHODS",
     "MAX_CLASS_DEPTH",
     "ModuleNamespace",
-    "PythonNodeParser",
     "PythonParseResult",
     "format_parameters",
     "module_name_for",
@@ -53,7 +50,7 @@ DEFAULT_INCLUDE_PRIVATE = False
 
 @dataclass
 class PythonParseResult:
-    nodes: list[TextNode]
+    nodes: list[NodeRecord]
     namespace: ModuleNamespace
     partial: bool = False
     error_lines: list[int] = field(default_factory=list)
@@ -101,46 +98,6 @@ def parse_python_source(
     )
 
 
-class PythonNodeParser(NodeParser):
-    """Split Python documents into symbol-level nodes with tree-sitter.
-
-    Each input document needs ``source_path`` in its metadata (repository
-    relative) and may carry ``module`` (the dotted module name; derived from the
-    path when absent).
-
-    Example:
-        >>> from llama_index.core import Document
-        >>> doc = Document(text="class A:\\n    def run(self): ...\\n",
-        ...                metadata={"source_path": "pkg/a.py"})
-        >>> [n.metadata["symbol"] for n in PythonNodeParser().get_nodes_from_documents([doc])]
-        ['pkg.a.A.run', 'pkg.a.A']
-    """
-
-    include_private: bool = Field(
-        default=DEFAULT_INCLUDE_PRIVATE,
-        description="Index names starting with a single underscore.",
-    )
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "CodecitePythonNodeParser"
-
-    def _parse_nodes(
-        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        out: list[BaseNode] = []
-        for doc in nodes:
-            path = str(
-                doc.metadata.get("source_path")
-                or doc.metadata.get("file_path")
-                or f"{doc.node_id}.py"
-            )
-            module = doc.metadata.get("module") or module_name_for(path)
-            result = parse_python_source(doc.get_content(), path, module, self.include_private)
-            out.extend(result.nodes)
-        return out
-
-
 def module_name_for(source_path: str, package_dirs: dict[str, str] | None = None) -> str:
     """Dotted module name of a repository-relative path.
 
@@ -167,3 +124,7 @@ def module_name_for(source_path: str, package_dirs: dict[str, str] | None = None
     if parts and parts[0] == "src" and len(parts) > 1:
         parts = parts[1:]
     return ".".join(parts)
+
+
+# ``PythonNodeParser``: this parser as a LlamaIndex ``NodeParser``, made in ``llama.py``
+__getattr__ = lazy_attributes("codecite.node_parsers", {"PythonNodeParser": "llama"})

@@ -24,7 +24,7 @@ from .refs import extract_code_refs, extract_refs
 from .schema import ClassField, NodeKind, Param, make_node
 
 if TYPE_CHECKING:
-    from llama_index.core.schema import TextNode
+    from .schema import NodeRecord
 
 DEFAULT_MAX_VALUE_CHARS = 160
 KEPT_DUNDER_METHODS = frozenset({"__init__", "__call__"})
@@ -62,7 +62,7 @@ class ModuleWalker:
         self.source_path = source_path
         self.module = module
         self.include_private = include_private
-        self.nodes: list[TextNode] = []
+        self.nodes: list[NodeRecord] = []
         self.warnings: list[str] = []
         self.namespace = ModuleNamespace(module, source_path, is_package=is_package)
 

@@ -48,13 +48,11 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field
-from llama_index.core.node_parser.interface import NodeParser
-from llama_index.core.schema import BaseNode, TextNode
+from codecite.lazy import lazy_attributes
 
 from .doc_lines import front_matter_end
 from .markdown import markdown_chunks, markdown_headings
-from .schema import NodeKind
+from .schema import NodeKind, NodeRecord
 from .sections import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes
 
 LIST_KEYS = ("intents", "inputs", "outputs")
@@ -222,7 +220,7 @@ def _headers(info: RecipeInfo) -> tuple[str, str]:
 
 def parse_recipe(
     text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
-) -> tuple[list[TextNode], RecipeInfo]:
+) -> tuple[list[NodeRecord], RecipeInfo]:
     """A recipe file -> its section nodes (``kind = "recipe"``) and its ``RecipeInfo``.
 
     Node texts stay within ``max_chars`` where possible: the room the recipe
@@ -242,40 +240,5 @@ def parse_recipe(
     return nodes, info
 
 
-class RecipeNodeParser(NodeParser):
-    """Split recipe Markdown documents into ``recipe`` nodes tagged with their workflow.
-
-    Each input document needs ``source_path`` in its metadata.
-
-    Example:
-        >>> from llama_index.core import Document
-        >>> doc = Document(text="---\\nworkflow: ask\\n---\\n# Ask\\n\\nRun ask.\\n",
-        ...                metadata={"source_path": "recipes/ask.md"})
-        >>> [n.metadata["workflow"] for n in RecipeNodeParser().get_nodes_from_documents([doc])]
-        ['ask']
-    """
-
-    max_chars: int = Field(
-        default=DEFAULT_MAX_SECTION_CHARS,
-        gt=0,
-        description="Longest node text; longer sections are split on paragraph boundaries.",
-    )
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "CodeciteRecipeNodeParser"
-
-    def _parse_nodes(
-        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        out: list[BaseNode] = []
-        for doc in nodes:
-            meta = doc.metadata
-            path = str(
-                meta.get("source_path")
-                or meta.get("file_path")
-                or meta.get("file_name")
-                or f"{doc.node_id}.md"
-            )
-            out.extend(parse_recipe(doc.get_content(), path, self.max_chars)[0])
-        return out
+# ``RecipeNodeParser``: this parser as a LlamaIndex ``NodeParser``, made in ``llama.py``
+__getattr__ = lazy_attributes("codecite.node_parsers", {"RecipeNodeParser": "llama"})

@@ -15,7 +15,7 @@ from .glossary import glossary_headings
 from .sections import DEFAULT_MAX_SECTION_CHARS, DocChunk, chunks, chunks_to_nodes
 
 if TYPE_CHECKING:
-    from llama_index.core.schema import TextNode
+    from .schema import NodeRecord
 
 _RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
 
@@ -84,7 +84,7 @@ def rst_chunks(
 
 def parse_rst(
     text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
-) -> list[TextNode]:
+) -> list[NodeRecord]:
     """reStructuredText -> ``doc_section`` nodes.
 
     Example:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from codecite.vocabulary import CODE_KINDS as CODE_KINDS  # declared once, re-exported here
 from codecite.vocabulary import NodeKind as NodeKind
 
-if TYPE_CHECKING:  # importing llama_index.core is slow: only make_node needs it
+if TYPE_CHECKING:  # importing llama_index.core is slow: only text_node needs it
     from llama_index.core.schema import TextNode
 
 
@@ -108,6 +108,10 @@ class NodeRecord:
     def id_(self) -> str:
         return self.node_id
 
+    @id_.setter
+    def id_(self, value: str) -> None:
+        self.node_id = value
+
     def get_content(self, metadata_mode: Any = None) -> str:
         """The text (codecite keeps its metadata out of the text it scores and shows)."""
         return self.text
@@ -193,10 +197,8 @@ def _template() -> tuple[dict[str, Any], frozenset[str]] | None:
     return dict(node.__dict__), frozenset(node.__pydantic_fields_set__)
 
 
-def make_node(text: str, metadata: dict[str, Any]) -> TextNode:
-    """Build a ``TextNode`` with a stable id and the bulky keys hidden from text."""
-    from llama_index.core.schema import TextNode
-
+def make_node(text: str, metadata: dict[str, Any]) -> NodeRecord:
+    """A node record with a stable id (``make_node_id``) and the default workflow and priority."""
     name = metadata.get("symbol") or "/".join(metadata.get("heading_path") or []) or ""
     node_id = make_node_id(
         metadata["source_path"],
@@ -207,14 +209,7 @@ def make_node(text: str, metadata: dict[str, Any]) -> TextNode:
     )
     metadata.setdefault("workflow", None)
     metadata.setdefault("priority", 1)
-    hidden = [k for k in HIDDEN_METADATA_KEYS if k in metadata]
-    return TextNode(
-        id_=node_id,
-        text=text,
-        metadata=metadata,
-        excluded_embed_metadata_keys=hidden,
-        excluded_llm_metadata_keys=hidden,
-    )
+    return NodeRecord(node_id, text, metadata)
 
 
 def node_label(metadata: dict[str, Any]) -> str:

@@ -16,9 +16,8 @@ from __future__ import annotations
 import ast
 import re
 
-from llama_index.core.schema import TextNode
-
 from .rst import rst_chunks
+from .schema import NodeRecord
 from .sections import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes, on_source_lines
 
 _CELL_MARKER = re.compile(r"^#\s*(%%|In\s*\[.*\]:?)|^#{5,}\s*$|^#!")
@@ -125,7 +124,7 @@ def parse_example_script(
     source_path: str,
     max_chars: int = DEFAULT_MAX_SECTION_CHARS,
     tree: ast.Module | None = None,
-) -> list[TextNode]:
+) -> list[NodeRecord]:
     """An example script's page as ``doc_section`` nodes on the script's own lines."""
     page, origin = script_document(text, tree)
     if not page.strip():
@@ -145,7 +144,7 @@ def is_script(text: str) -> bool:
 
 def example_page(
     text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
-) -> list[TextNode] | None:
+) -> list[NodeRecord] | None:
     """The page of an example file that is a script (``is_script``), else None; the
     file is parsed once for both."""
     tree = _tree(text)

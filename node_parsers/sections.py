@@ -22,7 +22,7 @@ from .refs import extract_code_refs, extract_refs
 from .schema import NodeKind, make_node, make_node_id
 
 if TYPE_CHECKING:
-    from llama_index.core.schema import TextNode
+    from .schema import NodeRecord
 
 DEFAULT_MAX_SECTION_CHARS = 4000
 
@@ -187,7 +187,7 @@ def chunks(
     return out
 
 
-def ensure_unique_ids(nodes: list[TextNode]) -> list[TextNode]:
+def ensure_unique_ids(nodes: list[NodeRecord]) -> list[NodeRecord]:
     """Re-key nodes whose id repeats (hard-split pieces of one long line share a span)."""
     seen: set[str] = set()
     for n, node in enumerate(nodes):
@@ -211,7 +211,7 @@ def chunks_to_nodes(
     kind: str = NodeKind.DOC_SECTION.value,
     header: Callable[[int], str] | None = None,
     extra: dict[str, Any] | None = None,
-) -> list[TextNode]:
+) -> list[NodeRecord]:
     """Nodes from chunks; ``header(i)`` is prepended to the i-th node's text."""
     nodes = []
     for i, chunk in enumerate(chunks):
@@ -220,7 +220,7 @@ def chunks_to_nodes(
     return ensure_unique_ids(nodes)
 
 
-def on_source_lines(nodes: list[TextNode], origin: Sequence[int]) -> list[TextNode]:
+def on_source_lines(nodes: list[NodeRecord], origin: Sequence[int]) -> list[NodeRecord]:
     """Nodes parsed from a document derived from a file (a notebook's cells, a
     script's comments and code), their lines mapped back to that file's:
     ``origin[i]`` is the file line of derived line ``i + 1``."""

@@ -95,3 +95,15 @@ def test_offline_commands_never_import_llamaindex(
     report = out.stdout.rsplit("\nLLAMA ", 1)[1].strip()
     assert report == "[]", f"codecite {' '.join(args)} imported {report}"
     assert out.stdout.rsplit("\nLLAMA ", 1)[0].strip(), "the command printed nothing"
+
+
+def test_a_full_build_never_imports_llamaindex(sample_repo: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", NO_LLAMA_RUN, "build", "--full", "-C", str(sample_repo)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    printed, report = out.stdout.rsplit("\nLLAMA ", 1)
+    assert report.strip() == "[]", f"codecite build --full imported {report}"
+    assert "nodes from 13 files" in printed, printed

@@ -20,7 +20,7 @@ from ..python_syntax import first_string, text
 from ..schema import NodeKind
 
 if TYPE_CHECKING:
-    from llama_index.core.schema import TextNode
+    from codecite.node_parsers.schema import NodeRecord
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def read_late_docstring(left: Any, right: Any) -> LateDocstring | None:
     return LateDocstring(text(target), doc) if doc else None
 
 
-def attach_docstring(nodes: Sequence[TextNode], symbol: str, doc: str) -> bool:
+def attach_docstring(nodes: Sequence[NodeRecord], symbol: str, doc: str) -> bool:
     """Append ``doc`` to the docstring and text of the latest module-level node of
     ``symbol`` (a ``python_symbol``); False when the module has none."""
     node = next(

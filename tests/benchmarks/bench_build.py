@@ -9,9 +9,8 @@ the disk writeback of the one before); the table gives each time as a ratio of t
 full build (targets: no-change <= 3%, one-file change <= 10%, full build
 >= 1,000 nodes/s on one core), then the tokenizer's rate against a per-occurrence
 split in the same process. The clock starts after the imports (the builder
-and the parsers, which bring in llama_index.core, 0.7 s): it times the build
-as a long-running process sees it. As a command, a build that parses no file
-never imports the parsers (see docs/architecture.md).
+and the parsers): it times the build as a long-running process sees it. No
+build imports llama_index.core (see docs/architecture.md).
 """
 
 from __future__ import annotations

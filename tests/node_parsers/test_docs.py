@@ -15,6 +15,7 @@ from codecite.node_parsers.docs import (
     parse_markdown,
     parse_rst,
 )
+from codecite.node_parsers.schema import text_node
 
 GUIDE_MD = (
     "\n".join(
@@ -130,7 +131,7 @@ def test_markdown_node_text_is_heading_path_then_body():
         "Use `Environment.get_template()` to load.\n\n"
         "```python\n# not a heading\nenv = Environment()\n```"
     )
-    assert "source_path" in loading.excluded_embed_metadata_keys
+    assert "source_path" in text_node(loading).excluded_embed_metadata_keys
 
 
 def test_markdown_front_matter_is_not_a_section():
