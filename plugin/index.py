@@ -46,7 +46,7 @@ from codecite.store.opening import (
     put_back,
     record_vote,
 )
-from codecite.store.records import read_node_records
+from codecite.store.records import collector_paused, read_node_records
 from codecite.store.symbols import SymbolTable
 from codecite.vocabulary import KINDS, REBUILD_FIX
 
@@ -103,7 +103,8 @@ class CodeciteIndex:
         for attempt in range(LOAD_ATTEMPTS):
             before = manifest_stamp(cfg.index_path)
             try:
-                index = cls._read(cfg)
+                with collector_paused():  # a load makes many objects, none of them garbage
+                    index = cls._read(cfg)
                 break
             except (IndexIntegrityError, IndexNotFoundError):
                 # a build swapping the index in leaves it absent or half-read for a moment
