@@ -24,6 +24,7 @@ class ModuleNamespace:
     all_names: list[str] | None = None
     star_imports: list[str] = field(default_factory=list)
     has_getattr: bool = False
+    getattr_model: dict[str, Any] | None = None  # python_getattr.GetattrModel, if readable
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -35,6 +36,7 @@ class ModuleNamespace:
             "all": self.all_names,
             "star_imports": self.star_imports,
             "has_getattr": self.has_getattr,
+            "getattr": self.getattr_model,
         }
 
     def resolve_relative(self, module_name: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .conventions import attach_docstring, creates_logger, read_add_newdoc, read_late_docstring
+from .python_getattr import read_getattr, read_lazy_attach
 from .python_namespace import ModuleNamespace
 from .python_params import format_parameters, parse_parameters
 from .python_syntax import decorators, docstring_of, is_private, squash, string_value, text, unwrap
@@ -65,6 +66,8 @@ class ModuleWalker:
         self.nodes: list[NodeRecord] = []
         self.warnings: list[str] = []
         self.namespace = ModuleNamespace(module, source_path, is_package=is_package)
+        self._getattr: tuple[str, str] | None = None  # ("def" | "attach", source text)
+        self._tables: dict[str, str] = {}  # module-level name -> its value's source text
 
     # -- helpers -----------------------------------------------------------
     def _keep(self, name: str) -> bool:
@@ -99,6 +102,19 @@ class ModuleWalker:
             self.nodes.append(make_node(f"module {self.module}\n{doc}", meta))
         for child, conditional in self._top_level(root):
             self._top_statement(child, conditional)
+        self._read_getattr()
+
+    def _read_getattr(self) -> None:
+        """What the module ``__getattr__`` answers, when it can be read (python_getattr)."""
+        if self._getattr is None:
+            return
+        form, source = self._getattr
+        model = None
+        if form == "def":
+            model = read_getattr(source, self._tables, self.module)
+        elif form == "attach":
+            model = read_lazy_attach(source, self.module)
+        self.namespace.getattr_model = model.to_json() if model is not None else None
 
     def _top_level(self, block: Any) -> Iterator[tuple[Any, bool]]:
         """Module statements, each with whether it sits inside a conditional block.
@@ -130,14 +146,14 @@ class ModuleWalker:
     def _top_statement(self, child: Any, conditional: bool = False) -> None:
         t = child.type
         if t in ("decorated_definition", *_DEF_TYPES):
-            self._top_definition(child)
+            self._top_definition(child, conditional)
         elif t == "expression_statement":
             self._assignment(child, node=not conditional)
             self._add_newdoc(child)
         elif t in (*_IMPORT_TYPES, "future_import_statement"):
             self.namespace.add_import(child)
 
-    def _top_definition(self, child: Any) -> None:
+    def _top_definition(self, child: Any, conditional: bool = False) -> None:
         definition, outer = unwrap(child)
         if definition is None:
             return
@@ -146,6 +162,9 @@ class ModuleWalker:
         self.namespace.defines.setdefault(name, kind)
         if name == "__getattr__":
             self.namespace.has_getattr = True
+            # read only an unconditional, undecorated definition; a second one wins
+            plain = outer is definition and not conditional
+            self._getattr = ("def", text(definition)) if plain else ("unreadable", "")
         if not self._keep(name) or (name.startswith("__") and kind == "function"):
             return
         if kind == "class":
@@ -185,9 +204,13 @@ class ModuleWalker:
                 continue
             if name == "__getattr__":
                 self.namespace.has_getattr = True
+                attach = right is not None and node and left.type != "identifier"
+                self._getattr = ("attach", text(right)) if attach else ("unreadable", "")
         if len(names) != 1 or left.type != "identifier":
             return
         name = text(left)
+        if right is not None:
+            self._tables[name] = text(right)
         if not node or not self._keep(name) or name.startswith("__") or creates_logger(right):
             return
         self._assignment_node(stmt, assign, name, right)

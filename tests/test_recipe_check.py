@@ -46,7 +46,8 @@ def test_bad_recipe_names_recipe_line_and_symbol(table):
     assert not report.ok
     assert [p.message for p in report.problems] == [
         "valrecipes/static_shift_bad.md:5: `valpkg.static_shift.correct` does not exist "
-        "in the indexed package",
+        "in the indexed package (did you mean `valpkg.agents.static_shift` or "
+        "`valpkg.agents.static_shift.StaticShiftAgent`?)",
         "valrecipes/static_shift_bad.md:11: valpkg.agents.StaticShiftAgent() got an "
         "unexpected keyword argument 'windw' (did you mean `window`?)",
         "valrecipes/static_shift_bad.md:16: `codecite shift` is not a codecite subcommand "
@@ -83,5 +84,5 @@ def test_unverifiable_names_are_warnings(table, tmp_path):
     assert report.ok
     assert [w.message for w in report.warnings] == [
         f"{recipe.as_posix()}:1: `valpkg.lazy.fancy_filter` cannot be verified statically: "
-        "'valpkg.lazy' defines a module __getattr__"
+        "'valpkg.lazy' defines a module __getattr__ that answers it at run time"
     ]

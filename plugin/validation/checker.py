@@ -32,7 +32,8 @@ from codecite.store.symbols import SymbolTable
 from codecite.validation.calls import CallShape, bind_problems
 from codecite.validation.findings import ERROR, WARNING, Finding, ValidationReport, build_report
 from codecite.validation.import_check import run_import_checks
-from codecite.validation.namespace import OPAQUE, Namespace, Ref, RefKind, with_hint
+from codecite.validation.namespace import OPAQUE, Namespace, Ref, RefKind
+from codecite.validation.suggestions import with_hint
 
 logger = logging.getLogger(__name__)
 

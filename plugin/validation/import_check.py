@@ -16,7 +16,7 @@ import logging
 from dataclasses import replace
 
 from codecite.validation.findings import ERROR, WARNING, Finding
-from codecite.validation.namespace import did_you_mean, with_hint
+from codecite.validation.suggestions import did_you_mean, with_hint
 
 logger = logging.getLogger(__name__)
 

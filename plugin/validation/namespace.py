@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from difflib import get_close_matches
 from enum import Enum
 from functools import cached_property
 from typing import Any
@@ -25,6 +24,7 @@ from codecite.validation.calls import (
     callable_signature,
     class_signature,
 )
+from codecite.validation.suggestions import did_you_mean, suggest
 
 # Bases that add no public attributes a script could call.
 MAX_REEXPORT_DEPTH = 30  # re-exports followed before a chain is called a cycle
@@ -65,18 +65,6 @@ class Ref:
 
 OPAQUE = Ref(RefKind.OPAQUE, "")
 _NAMESPACES: dict[tuple[int, frozenset[str]], Namespace] = {}  # the last few tables
-
-
-def did_you_mean(name: str, candidates: Iterable[str]) -> tuple[str, ...]:
-    """Close real names (private ones only when ``name`` itself is private)."""
-    pool = sorted(
-        {c for c in candidates if c != name and (name.startswith("_") or not c.startswith("_"))}
-    )
-    return tuple(get_close_matches(name, pool, n=3, cutoff=0.6))
-
-
-def with_hint(message: str, suggestions: tuple[str, ...]) -> str:
-    return f"{message} (did you mean `{suggestions[0]}`?)" if suggestions else message
 
 
 class Namespace:
@@ -129,6 +117,22 @@ class Namespace:
                 ):
                     out.add(f"{parent}.{name}")
         return out
+
+    @cached_property
+    def _every_name(self) -> list[str]:
+        """Every module and symbol name, shortest first (where suggestions come from)."""
+        return sorted({*self.module_names, *self.table.symbols}, key=lambda q: (len(q), q))
+
+    def provably_no_module(self, package: str, name: str) -> bool:
+        """``package.name`` is no module: the package was parsed, ``name`` is no file of
+        it, and nothing says the index lacks one (an extension module, a namespace)."""
+        ns = self.table.modules.get(package)
+        full = f"{package}.{name}"
+        return bool(ns) and not self.is_module(full) and full not in self.unindexed
+
+    def _submodules(self, package: str) -> set[str]:
+        prefix = f"{package}."
+        return {m[len(prefix) :].split(".")[0] for m in self.module_names if m.startswith(prefix)}
 
     def is_module(self, name: str) -> bool:
         """A parsed module, or a namespace package (a prefix of parsed modules)."""
@@ -189,6 +193,14 @@ class Namespace:
                 return Ref(
                     RefKind.ABSENT, found.display, reason=f"'{found.display}' is not a module"
                 )
+            if not found.found and self.provably_no_module(ref.canonical or "", part):
+                # a module __getattr__ never makes a submodule importable
+                return Ref(
+                    RefKind.ABSENT,
+                    found.display,
+                    reason=f"no module named '{found.display}'",
+                    suggestions=self.suggest(part, self._submodules(ref.canonical or "")),
+                )
             return found
         return ref
 
@@ -213,12 +225,16 @@ class Namespace:
         if starred is not None:
             return starred
         probe = (module, name)
-        if ns.get("has_getattr"):
+        lazily = ns.get("getattr") or {}  # what the module __getattr__ answers, if readable
+        if name in lazily.get("lazy", {}):
+            return self._target_ref(display, f"{lazily['lazy'][name]}.{name}", depth)
+        if ns.get("has_getattr") and (name in lazily.get("names", ()) or not lazily.get("closed")):
+            why = "answers it at run time" if lazily else "cannot be read statically"
             return Ref(
                 RefKind.UNKNOWN,
                 display,
                 probe=probe,
-                reason=f"'{owner.display}' defines a module __getattr__",
+                reason=f"'{owner.display}' defines a module __getattr__ that {why}",
             )
         if f"{module}.{name}" in self.unindexed:
             return Ref(
@@ -235,9 +251,15 @@ class Namespace:
                 reason=f"'{owner.display}' is "
                 "a namespace package; other distributions may add to it",
             )
-        near = did_you_mean(name, self.table.names_in(module) | self._star_names(ns))
+        local = self.table.names_in(module) | self._star_names(ns)
+        local |= {*lazily.get("names", ()), *lazily.get("lazy", {})}
+        near = self.suggest(name, local)
         message = f"'{owner.display}' has no attribute or submodule '{name}'"
         return Ref(RefKind.ABSENT, display, reason=message, suggestions=near)
+
+    def suggest(self, name: str, local: Iterable[str]) -> tuple[str, ...]:
+        """Real names for a made-up ``name`` (``suggestions.suggest``)."""
+        return suggest(name, local, self._every_name)
 
     def _target_ref(self, display: str, target: str, depth: int) -> Ref:
         if target.split(".", 1)[0] not in self.indexed:

@@ -25,7 +25,8 @@ from codecite.errors import ConfigError
 from codecite.safe_io import MAX_METADATA_BYTES, read_regular_file
 from codecite.store.symbols import SymbolTable
 from codecite.validation.checker import validate_generated_code
-from codecite.validation.namespace import Namespace, RefKind, with_hint
+from codecite.validation.namespace import Namespace, RefKind
+from codecite.validation.suggestions import with_hint
 
 logger = logging.getLogger(__name__)
 
