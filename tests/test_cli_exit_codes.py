@@ -208,5 +208,5 @@ def test_the_codes_are_two_for_user_mistakes_and_one_for_failures() -> None:
 def test_commands_are_listed_in_help_order() -> None:
     assert list(app.COMMANDS) == [
         *("build", "stats", "query", "feedback", "ask", "chat"),
-        *("eval", "report", "validate", "check-recipes"),
+        *("eval", "report", "validate", "check-recipes", "mcp"),
     ]

@@ -40,9 +40,10 @@ RANKS = {
     "codecite.index": 4,
     "codecite.answers": 5,
     "codecite.validation": 5,
-    "codecite.cli": 6,
+    "codecite.server": 6,  # the MCP server: the index resident, answers and validation
+    "codecite.cli": 7,
     "codecite.evals": 6,
-    "codecite.__main__": 6,
+    "codecite.__main__": 7,
 }
 # The one upward edge: the LlamaIndex facade convention, ``index.as_query_engine()``,
 # imported when called and typed through a Protocol on the answers side.

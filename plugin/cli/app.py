@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from codecite.cli import answers, build, query, validate
+from codecite.cli import answers, build, query, serve, validate
 from codecite.cli import eval as evaluation
 from codecite.cli.shared import (
     EXIT_FAIL,
@@ -38,6 +38,7 @@ COMMANDS: dict[str, Command] = {
         *answers.COMMANDS,
         *evaluation.COMMANDS,
         *validate.COMMANDS,
+        *serve.COMMANDS,
     )
 }
 

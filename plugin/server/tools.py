@@ -1,0 +1,220 @@
+"""What the MCP server's tools do, as plain functions over a resident index.
+
+Each takes the ``ResidentIndex`` and the tool's arguments and returns a
+JSON-able dictionary; every result names its evidence by node id and
+``path:start-end`` citation. A bad argument raises ``ToolInputError`` with a
+message a model can act on (``codecite.server.app`` turns it into an MCP
+error). Nothing here imports the MCP SDK or LlamaIndex.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from codecite.answers.session import Session
+from codecite.errors import CodeciteError
+from codecite.node_parsers.schema import citation, node_label
+from codecite.retrievers.render import node_row
+from codecite.safe_io import UnsafeFileError, read_regular_file
+from codecite.server.resident import ResidentIndex
+from codecite.validation.suggestions import suggest
+
+MAX_K = 50
+MAX_SNIPPET = 300
+MAX_READ_LINES = 400  # lines `read` returns at most
+MAX_READ_BYTES = 4 << 20  # a corpus file larger than this is not read whole
+MAX_CONTEXT_LINES = 50
+MAX_SESSIONS = 256  # follow-up sessions kept in memory, oldest dropped
+CITATION = re.compile(r"^(?P<path>[^:]+):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+SHOWN_FACTORS = ("priority", "workflow", "recipe", "symbol", "name", "feedback", "zero_config")
+
+
+class ToolInputError(ValueError):
+    """A tool argument codecite cannot act on; the message says what to send instead."""
+
+
+def search(
+    resident: ResidentIndex,
+    query: str,
+    k: int = 8,
+    kind: str | None = None,
+    path: str | None = None,
+) -> dict[str, Any]:
+    """Ranked evidence for ``query`` with citations and the score's factors in brief."""
+    if not isinstance(query, str) or not query.strip():
+        raise ToolInputError("query is empty: pass a question, a task or a symbol name")
+    if not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise ToolInputError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
+    index = resident.current()
+    try:
+        ctx = index.query(query, k=k, kind=kind, path=path)
+    except CodeciteError as exc:
+        raise ToolInputError(str(exc)) from exc
+    results = []
+    for i, hit in enumerate(ctx.nodes, 1):
+        row = node_row(i, hit)
+        row["signature"] = hit.node.metadata.get("signature")
+        text = " ".join(hit.node.get_content().split())
+        row["snippet"] = text[:MAX_SNIPPET] + ("..." if len(text) > MAX_SNIPPET else "")
+        explained = ctx.breakdown.get(hit.node.node_id)
+        if explained is not None:
+            factors = {f: round(getattr(explained, f), 3) for f in SHOWN_FACTORS}
+            row["why"] = {
+                "lexical": round(explained.lexical, 3),
+                "factors": {f: v for f, v in factors.items() if v != 1.0},
+                "propagated_from": explained.propagated_from,
+            }
+        results.append(row)
+    return {
+        "query": query,
+        "tokens": ctx.tokens,
+        "top_score": round(ctx.top_score, 4),
+        "results": results,
+    }
+
+
+class Sessions:
+    """Follow-up memory per ``session_id``, in memory, for the life of the server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_id: dict[str, Session] = {}
+
+    def get(self, session_id: str | None) -> Session | None:
+        if session_id is None:
+            return None
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise ToolInputError("session_id must be a non-empty string, or left out")
+        with self._lock:
+            if session_id not in self._by_id and len(self._by_id) >= MAX_SESSIONS:
+                self._by_id.pop(next(iter(self._by_id)))
+            return self._by_id.setdefault(session_id, Session())
+
+
+def ask(
+    resident: ResidentIndex,
+    sessions: Sessions,
+    question: str,
+    session_id: str | None = None,
+    llm: Any = None,
+) -> dict[str, Any]:
+    """The cited answer, or the clarification request, for ``question``."""
+    from codecite.answers.answerer import Answerer
+
+    if not isinstance(question, str) or not question.strip():
+        raise ToolInputError("question is empty: ask something about the indexed code")
+    answerer = Answerer(index=resident.current(), llm=llm, session=sessions.get(session_id))
+    answer = answerer.query(question)
+    meta = answer.metadata
+    keep = ("path", "confident", "citations", "api_cards", "related", "options", "intent")
+    return {"answer": answer.text, **{k: meta.get(k) for k in keep if k in meta}}
+
+
+def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
+    """The definition a dotted or public name means, or real names close to it."""
+    if not isinstance(name, str) or not name.strip():
+        raise ToolInputError("name is empty: pass a dotted name such as pkg.module.Class")
+    index = resident.current()
+    wanted = name.strip().strip("`").removesuffix("()")
+    symbol = index.resolve_symbol(wanted)
+    if symbol is None:
+        every = sorted(index.symbol_table.symbols, key=lambda s: (len(s), s))
+        owner, _, leaf = wanted.rpartition(".")
+        siblings = [s.rsplit(".", 1)[-1] for s in every if owner and s.startswith(owner + ".")]
+        near = [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
+        return {"name": name, "found": False, "did_you_mean": near}
+    nodes = [n for n in index.nodes if n.metadata.get("symbol") == symbol]
+    node = next((n for n in nodes if n.metadata.get("kind") != "module_doc"), nodes[0])
+    meta = node.metadata
+    doc = (meta.get("docstring") or "").strip()
+    return {
+        "name": name,
+        "found": True,
+        "symbol": symbol,
+        "kind": meta.get("kind"),
+        "symbol_type": meta.get("symbol_type"),
+        "signature": meta.get("signature"),
+        "params": meta.get("params") or [],
+        "returns": meta.get("returns"),
+        "summary": doc.split("\n\n", 1)[0].strip(),
+        "id": node.node_id,
+        "citation": citation(meta),
+        "related": _related(index, symbol, meta),
+    }
+
+
+def _related(index: Any, symbol: str, meta: dict[str, Any]) -> list[str]:
+    members, in_file, _ = index.symbol_table.related_maps()
+    if meta.get("symbol_type") == "class":
+        near = members.get(symbol, [])
+    else:
+        near = [s for s in in_file.get(str(meta.get("source_path")), ()) if s != symbol]
+    return [s for s in near if not s.rsplit(".", 1)[-1].startswith("_")][:10]
+
+
+def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str, Any]:
+    """The source lines behind a node id or a ``path:start-end`` citation."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise ToolInputError("ref is empty: pass a node id or a citation like pkg/a.py:10-30")
+    if not isinstance(context_lines, int) or not 0 <= context_lines <= MAX_CONTEXT_LINES:
+        raise ToolInputError(f"context_lines must be 0 to {MAX_CONTEXT_LINES}")
+    index = resident.current()
+    node = index.node(ref.strip())
+    if node is not None:
+        path = str(node.metadata["source_path"])
+        start, end = int(node.metadata["start_line"]), int(node.metadata["end_line"])
+    else:
+        m = CITATION.match(ref.strip())
+        if m is None:
+            raise ToolInputError(
+                f"{ref!r} is neither a node id nor a citation path:start-end from a result"
+            )
+        path, start = m["path"], int(m["start"])
+        end = int(m["end"] or start)
+    if path not in index.manifest.get("files", {}):
+        raise ToolInputError(f"'{path}' is not a file of the indexed corpus")
+    if start < 1 or end < start:
+        raise ToolInputError(f"lines {start}-{end} are not a range (start >= 1, end >= start)")
+    root = Path(index.config.root)
+    try:
+        data = read_regular_file(root / path, root=root, limit=MAX_READ_BYTES)
+    except (OSError, UnsafeFileError) as exc:
+        raise ToolInputError(f"'{path}' cannot be read now ({exc}); rebuild the index") from exc
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    first = max(1, start - context_lines)
+    last = min(len(lines), end + context_lines, first + MAX_READ_LINES - 1)
+    return {
+        "ref": ref,
+        "path": path,
+        "start_line": first,
+        "end_line": last,
+        "truncated": last < min(len(lines), end + context_lines),
+        "text": "\n".join(lines[first - 1 : last]),
+        "label": node_label(node.metadata) if node is not None else path,
+    }
+
+
+def validate_code(resident: ResidentIndex, code: str) -> dict[str, Any]:
+    """The generated-code check: errors with suggestions, warnings, names verified."""
+    from codecite.validation.checker import validate_generated_code
+
+    if not isinstance(code, str):
+        raise ToolInputError("code must be the Python source text to check")
+    report = validate_generated_code(code, index=resident.current())
+    keys = ("ok", "syntax_ok", "errors", "warnings", "checked", "findings")
+    return {k: report.get(k) for k in keys}
+
+
+def index_status(resident: ResidentIndex) -> dict[str, Any]:
+    """What is indexed, whether it is fresh, and how to rebuild."""
+    index = resident.current()
+    stats = index.stats(check_stale=True)
+    keep = ("index_dir", "nodes", "files", "by_kind", "created", "codecite_version", "stale")
+    out = {k: stats.get(k) for k in keep}
+    out["root"] = str(index.config.root)
+    out["rebuild"] = f"codecite build -C {index.config.root}"
+    out["loads"] = resident.loads
+    return out

@@ -1,0 +1,166 @@
+"""`codecite mcp` under a real MCP client: the SDK's stdio client talks to the server as
+a subprocess (initialise, list tools, one call of each, bad calls, concurrent calls, a
+rebuild mid-session)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+mcp = pytest.importorskip("mcp")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+TOOLS = {"search", "ask", "lookup_symbol", "read", "validate_code", "index_status"}
+
+
+def build(repo: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "codecite", "build", "-C", str(repo)],
+        check=True,
+        capture_output=True,
+    )
+
+
+def session_run(repo: Path, script: Any) -> Any:
+    """Run ``script(session)`` against `codecite mcp -C repo` over stdio."""
+
+    async def main() -> Any:
+        params = StdioServerParameters(  # the test's environment: its key and cache folder
+            command=sys.executable,
+            args=["-m", "codecite", "mcp", "-C", str(repo)],
+            env=dict(os.environ),
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await script(session)
+
+    return anyio.run(main)
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    data: dict[str, Any] = json.loads(result.content[0].text)
+    return data
+
+
+async def error(session: ClientSession, tool: str, **arguments: Any) -> str:
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error, result
+    return str(result.content[0].text)
+
+
+@pytest.fixture
+def repo(sample_repo: Path) -> Path:
+    build(sample_repo)
+    return sample_repo
+
+
+def test_a_client_lists_the_tools_and_calls_each(repo: Path) -> None:
+    async def script(s: ClientSession) -> dict[str, Any]:
+        listed = await s.list_tools()
+        out: dict[str, Any] = {"tools": {t.name: t for t in listed.tools}}
+        out["search"] = await call(s, "search", query="how do I correct static shift", k=3)
+        first = out["search"]["results"][0]
+        out["read"] = await call(s, "read", ref=first["id"])
+        out["read_citation"] = await call(s, "read", ref="geokit/io.py:9-10", context_lines=1)
+        out["lookup"] = await call(s, "lookup_symbol", name="geokit.load_survey")
+        out["lookup_missing"] = await call(s, "lookup_symbol", name="geokit.io.load_surveys")
+        out["ask"] = await call(s, "ask", question="how do I correct static shift")
+        out["validate"] = await call(s, "validate_code", code="from geokit import static_shift\n")
+        out["status"] = await call(s, "index_status")
+        return out
+
+    out = session_run(repo, script)
+    assert set(out["tools"]) == TOOLS
+    for tool in out["tools"].values():
+        assert len(tool.description) > 80 and tool.input_schema["type"] == "object"
+    assert set(out["tools"]["search"].input_schema["required"]) == {"query"}
+
+    results = out["search"]["results"]
+    assert len(results) == 3
+    assert all(r["id"] and ":" in r["citation"] and "why" in r for r in results)
+    first = results[0]
+    lines = (repo / first["source_path"]).read_text(encoding="utf-8").splitlines()
+    assert out["read"]["text"] == "\n".join(lines[first["start_line"] - 1 : first["end_line"]])
+    io_lines = (repo / "geokit" / "io.py").read_text(encoding="utf-8").splitlines()
+    assert out["read_citation"]["text"] == "\n".join(io_lines[7:11])
+
+    lookup = out["lookup"]
+    assert lookup["found"] and lookup["symbol"] == "geokit.io.load_survey"
+    assert lookup["signature"].startswith("load_survey(") and lookup["citation"].startswith(
+        "geokit/io.py:"
+    )
+    assert [p["name"] for p in lookup["params"]][:1] == ["path"]
+    assert out["lookup_missing"] == {
+        "name": "geokit.io.load_surveys",
+        "found": False,
+        "did_you_mean": ["geokit.io.load_survey"],
+    }
+
+    assert out["ask"]["path"] == "offline_answer" and out["ask"]["citations"]
+    assert "[1]" in out["ask"]["answer"]
+    assert not out["validate"]["ok"]
+    assert "static_shift" in out["validate"]["errors"][0]
+    status = out["status"]
+    assert status["nodes"] > 20 and status["stale"] is False and status["loads"] == 1
+    assert status["rebuild"] == f"codecite build -C {repo}"
+
+
+def test_bad_calls_are_errors_a_model_can_act_on_and_the_server_goes_on(repo: Path) -> None:
+    async def script(s: ClientSession) -> dict[str, Any]:
+        return {
+            "empty": await error(s, "search", query="  "),
+            "k": await error(s, "search", query="shift", k=500),
+            "kind": await error(s, "search", query="shift", kind="nonsense"),
+            "outside": await error(s, "read", ref="../../etc/passwd:1-3"),
+            "unknown_ref": await error(s, "read", ref="not a ref"),
+            "question": await error(s, "ask", question=""),
+            "after": await call(s, "search", query="load a survey line", k=1),
+        }
+
+    out = session_run(repo, script)
+    assert "query is empty" in out["empty"]
+    assert "k must be an integer from 1 to 50" in out["k"]
+    assert "unknown kind 'nonsense'" in out["kind"]
+    assert "is not a file of the indexed corpus" in out["outside"]
+    assert "neither a node id nor a citation" in out["unknown_ref"]
+    assert "question is empty" in out["question"]
+    assert out["after"]["results"], "the server stopped answering after bad calls"
+
+
+def test_concurrent_calls_and_a_rebuild_mid_session(repo: Path) -> None:
+    async def script(s: ClientSession) -> dict[str, Any]:
+        answers: list[dict[str, Any]] = []
+
+        async def one(q: str) -> None:
+            answers.append(await call(s, "search", query=q, k=2))
+
+        async with anyio.create_task_group() as tg:
+            for q in ["static shift", "load survey", "phase tensor", "recipe", "agents"] * 2:
+                tg.start_soon(one, q)
+        before = await call(s, "lookup_symbol", name="geokit.io.load_borehole")
+        target = repo / "geokit" / "io.py"
+        target.write_text(
+            target.read_text(encoding="utf-8")
+            + '\n\ndef load_borehole(path):\n    """Read a borehole log file."""\n',
+            encoding="utf-8",
+        )
+        build(repo)  # a build replaces the index while the server runs
+        after = await call(s, "lookup_symbol", name="geokit.io.load_borehole")
+        status = await call(s, "index_status")
+        return {"answers": answers, "before": before, "after": after, "status": status}
+
+    out = session_run(repo, script)
+    assert len(out["answers"]) == 10 and all(a["results"] for a in out["answers"])
+    assert out["before"]["found"] is False
+    assert out["after"]["found"] and out["after"]["summary"] == "Read a borehole log file."
+    assert out["status"]["loads"] == 2 and out["status"]["stale"] is False
