@@ -350,12 +350,20 @@ class CodeciteIndex:
             f"{s['files']} files<table>{rows}</table>"
         )
 
+    as_retriever = retriever  # LlamaIndex's name for it
+
     # -- answers (codecite.answers.engine) ---------------------------------------------------
     def as_query_engine(self, **kwargs: Any) -> Any:
         """A ``CodeciteQueryEngine`` over this index (cited answer or clarification)."""
         from codecite.answers.engine import CodeciteQueryEngine
 
         return CodeciteQueryEngine(index=self, **kwargs)
+
+    def as_chat_engine(self, **kwargs: Any) -> Any:
+        """A LlamaIndex chat engine over this index: cited answers, follow-ups kept."""
+        from codecite.answers.chat import CodeciteChatEngine
+
+        return CodeciteChatEngine(self, **kwargs)
 
     def ask(
         self, query: str, llm: Any = None, session: Any = None, k: int | None = None, **kwargs: Any

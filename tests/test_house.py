@@ -47,7 +47,10 @@ RANKS = {
 }
 # The one upward edge: the LlamaIndex facade convention, ``index.as_query_engine()``,
 # imported when called and typed through a Protocol on the answers side.
-UPWARD_ALLOWED = {("codecite.index", "codecite.answers.engine")}
+UPWARD_ALLOWED = {
+    ("codecite.index", "codecite.answers.engine"),
+    ("codecite.index", "codecite.answers.chat"),  # index.as_chat_engine(), the same convention
+}
 # ``codecite/__init__.py`` exposes the public API lazily (PEP 562), from the top.
 TOP = "codecite"
 

@@ -192,6 +192,8 @@ class Answerer:
         else:
             answer = self._llm_answer(llm, actx, meta)
         self._remember(prep, meta)
+        if self.streaming and answer.stream is None:  # the offline text, streamed too
+            answer.stream = _in_pieces(answer.text)
         return answer
 
     def _offline(self, actx: AssembledContext, meta: dict[str, Any]) -> Answer:
@@ -295,6 +297,14 @@ class Answerer:
                 citations=tuple(c["ref"] for c in meta.get("citations", [])),
             )
         )
+
+
+STREAM_PIECE = 24  # characters per streamed piece of an offline text
+
+
+def _in_pieces(text: str) -> Generator[str, None, None]:
+    for start in range(0, len(text), STREAM_PIECE):
+        yield text[start : start + STREAM_PIECE]
 
 
 def _record_check(meta: dict[str, Any], check: CitationCheck, actx: AssembledContext) -> None:

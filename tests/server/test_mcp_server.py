@@ -164,3 +164,42 @@ def test_concurrent_calls_and_a_rebuild_mid_session(repo: Path) -> None:
     assert out["before"]["found"] is False
     assert out["after"]["found"] and out["after"]["summary"] == "Read a borehole log file."
     assert out["status"]["loads"] == 2 and out["status"]["stale"] is False
+
+
+def test_streamable_http_on_localhost(repo: Path) -> None:
+    import socket
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:  # a free port, released for the server
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "codecite", "mcp", "-C", str(repo), "--http", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+    async def script() -> tuple[list[str], dict[str, Any]]:
+        for _ in range(200):  # until it listens (a few seconds at most)
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+                    break
+            except OSError:
+                await anyio.sleep(0.05)
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with streamable_http_client(url) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                found = await call(session, "search", query="load a survey line", k=2)
+                return [t.name for t in listed.tools], found
+
+    try:
+        names, found = anyio.run(script)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert set(names) == TOOLS
+    assert found["results"][0]["citation"]
