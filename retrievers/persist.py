@@ -7,7 +7,7 @@ dir (same file names), so a built index is directly a persisted retriever.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -32,15 +32,22 @@ if TYPE_CHECKING:
 
 
 class Persistable(Protocol):
-    """What ``persist_retriever`` writes: the parts of a ``CodeciteRetriever``."""
+    """What ``persist_retriever`` writes: the parts of a ``CodeciteRetriever`` (read-only)."""
 
-    nodes: list[Any]  # NodeRecord or TextNode
-    bm25: Any
-    settings: ScoringSettings
-    similarity_top_k: int
-    propagation: DocPropagation | None
-    mined_expansion: Mapping[str, Any]
-    public_names: Mapping[str, str]
+    @property
+    def nodes(self) -> Sequence[Any]: ...  # NodeRecord or TextNode
+    @property
+    def bm25(self) -> Any: ...
+    @property
+    def settings(self) -> ScoringSettings: ...
+    @property
+    def similarity_top_k(self) -> int: ...
+    @property
+    def propagation(self) -> DocPropagation | None: ...
+    @property
+    def mined_expansion(self) -> Mapping[str, Any]: ...
+    @property
+    def public_names(self) -> Mapping[str, str]: ...
 
 
 def record_from_json(rec: dict[str, Any]) -> NodeRecord:
