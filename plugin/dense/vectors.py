@@ -193,12 +193,19 @@ def point_id(node_id: str) -> str:
 
 
 def export_to_vector_store(
-    store: Any, stored: StoredVectors, nodes: Sequence[Any], batch_size: int = 256
+    store: Any,
+    stored: StoredVectors,
+    nodes: Sequence[Any],
+    batch_size: int = 256,
+    prune: bool = True,
 ) -> int:
     """Copy the index's vectors into a LlamaIndex vector store; returns the count.
 
     Each point is a ``TextNode`` with the node's text, a UUID5 id derived from the
     node id, the node id under metadata ``codecite_id``, and kind/path metadata.
+    Points are upserted by that id, so exporting after a rebuild updates the store
+    in place; with ``prune`` the points of nodes the index no longer has are
+    deleted (a store that cannot list its points is left as it is, with a warning).
     """
     from llama_index.core.schema import TextNode
 
@@ -227,7 +234,21 @@ def export_to_vector_store(
             batch = []
     if batch:
         count += len(store.add(batch))
+    if prune:
+        _prune(store, {point_id(i) for i in stored.ids})
     return count
+
+
+def _prune(store: Any, current: set[str]) -> None:
+    """Delete the store's points that are not ``current`` (point ids)."""
+    try:
+        held = store.get_nodes()
+    except NotImplementedError:
+        logger.warning("the vector store cannot list its points: old points were not deleted")
+        return
+    gone = [n.node_id for n in held if n.node_id not in current]
+    if gone:
+        store.delete_nodes(gone)
 
 
 class VectorStoreDenseIndex:

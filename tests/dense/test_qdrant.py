@@ -69,3 +69,40 @@ def test_filters_apply_to_store_results(sample_repo: Path, store):
 def test_point_ids_are_stable_uuids():
     assert point_id("a") == point_id("a") != point_id("b")
     assert len(point_id("geokit.io.load_survey")) == 36
+
+
+def test_a_rebuild_then_export_upserts_and_deletes_by_node_id(sample_repo: Path, store):
+    bow = BowEmbedding(model_name="bow")
+    codecite.build(sample_repo, embed=bow)
+    first = codecite.load(sample_repo)
+    export_to_vector_store(store, stored_vectors(first), first.nodes)
+    io = sample_repo / "geokit" / "io.py"
+    text = io.read_text(encoding="utf-8")
+    start = text.index("def load_survey(")
+    end = text.index("\n\n\n", start) + 3 if "\n\n\n" in text[start:] else len(text)
+    edited = text[:start] + text[end:]  # load_survey removed ...
+    edited += '\n\ndef load_borehole(path):\n    """Read a borehole log of resistivity."""\n'
+    io.write_text(edited, encoding="utf-8")  # ... load_borehole added
+    codecite.build(sample_repo, embed=bow)
+    second = codecite.load(sample_repo)
+    export_to_vector_store(store, stored_vectors(second), second.nodes)
+
+    held = {n.metadata["codecite_id"] for n in store.get_nodes()}
+    assert held == {n.node_id for n in second.nodes}
+    symbols = {n.metadata.get("symbol") for n in second.nodes}
+    assert "geokit.io.load_borehole" in symbols and "geokit.io.load_survey" not in symbols
+    hybrid = second.retriever(3, dense=True, embed_model=bow, symbol_gate=False, vector_store=store)
+    ctx = hybrid.retrieve_context("read a borehole log of resistivity")
+    assert ctx.mode == "hybrid" and ctx.degraded is None
+    assert ctx.nodes[0].node.metadata["symbol"] == "geokit.io.load_borehole"
+
+
+def test_the_store_is_queried_with_the_model_that_made_the_vectors(sample_repo: Path, store):
+    from codecite.errors import EmbeddingModelMismatchError
+
+    codecite.build(sample_repo, embed=BowEmbedding(model_name="bow"))
+    index = codecite.load(sample_repo)
+    export_to_vector_store(store, stored_vectors(index), index.nodes)
+    other = BowEmbedding(model_name="another-model")
+    with pytest.raises(EmbeddingModelMismatchError, match="another-model"):
+        index.retriever(3, dense=True, embed_model=other, vector_store=store)
