@@ -5,16 +5,32 @@ make plain ``NodeRecord``s, which is what a build needs; these classes are their
 LlamaIndex face, for an ``IngestionPipeline`` or any node-parser slot, and make
 the ``TextNode``s. Each is also importable from its parser's module
 (``codecite.node_parsers.python.PythonNodeParser``).
+
+What they share (``CodeciteNodeParser``):
+
+- each node knows its document (the ``SOURCE`` relationship; LlamaIndex then adds
+  ``PREVIOUS``/``NEXT`` and the document's metadata), so a docstore's upserts and
+  ``delete_ref_doc`` work; a method's ``PARENT`` is its class node;
+- the path is ``metadata["source_path"]`` (repository relative) or
+  ``metadata["file_path"]`` made relative to ``root`` (or, for Python, to the
+  folder above the file's top package); a document with neither is refused with
+  an error naming the key;
+- a document of a type the parser does not read is skipped with a warning.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.node_parser.interface import NodeParser
-from llama_index.core.schema import BaseNode
+from llama_index.core.schema import BaseNode, NodeRelationship, TextNode
+
+from codecite.vocabulary import DOC_SUFFIXES, PYTHON_SUFFIXES
+from codecite.vocabulary import MARKDOWN_SUFFIXES as RECIPE_SUFFIXES
 
 from .docs import parse_doc
 from .python import DEFAULT_INCLUDE_PRIVATE, module_name_for, parse_python_source
@@ -22,13 +38,77 @@ from .recipes import parse_recipe
 from .schema import text_node
 from .sections import DEFAULT_MAX_SECTION_CHARS
 
+logger = logging.getLogger(__name__)
 
-class PythonNodeParser(NodeParser):
+
+class CodeciteNodeParser(NodeParser):
+    """What codecite's parsers share: paths, relationships, skipping other file types."""
+
+    root: str | None = Field(
+        default=None,
+        description="Repository root: absolute file_path metadata is made relative to it.",
+    )
+
+    def _path(self, doc: BaseNode, python: bool = False) -> str:
+        meta = doc.metadata
+        if meta.get("source_path"):
+            return str(meta["source_path"])
+        given = meta.get("file_path")
+        if not given:
+            raise ValueError(
+                f"document {doc.node_id!r} has no 'source_path' or 'file_path' metadata; "
+                "set metadata['source_path'] to its repository-relative path (a "
+                "SimpleDirectoryReader sets file_path)"
+            )
+        path = Path(str(given))
+        if not path.is_absolute():
+            return path.as_posix()
+        if self.root is not None:
+            try:
+                return path.resolve().relative_to(Path(self.root).resolve()).as_posix()
+            except ValueError:
+                raise ValueError(f"file_path '{path}' is not under root '{self.root}'") from None
+        return _from_top_package(path) if python else path.as_posix()
+
+    def _reads(self, path: str, suffixes: tuple[str, ...]) -> bool:
+        if PurePosixPath(path).suffix.lower() in suffixes:
+            return True
+        logger.warning(
+            "%s skips '%s': it reads %s files", self.class_name(), path, ", ".join(suffixes)
+        )
+        return False
+
+    @staticmethod
+    def _related(doc: BaseNode, nodes: list[TextNode]) -> list[TextNode]:
+        """``SOURCE`` on every node, ``PARENT``/``CHILD`` from a method to its class."""
+        source = doc.as_related_node_info()
+        by_symbol = {n.metadata.get("symbol"): n for n in nodes if n.metadata.get("symbol")}
+        for node in nodes:
+            node.relationships[NodeRelationship.SOURCE] = source
+            if node.metadata.get("kind") == "python_method":
+                owner = by_symbol.get(str(node.metadata["symbol"]).rsplit(".", 1)[0])
+                if owner is not None:
+                    node.relationships[NodeRelationship.PARENT] = owner.as_related_node_info()
+                    children = owner.relationships.setdefault(NodeRelationship.CHILD, [])
+                    children.append(node.as_related_node_info())  # type: ignore[union-attr]
+        return nodes
+
+
+def _from_top_package(path: Path) -> str:
+    """``/x/rich-13.9.4/rich/console.py`` -> ``rich/console.py``: relative to the folder
+    above the file's top package (the first parent without an ``__init__.py``)."""
+    top = path.parent
+    while (top / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    return path.relative_to(top).as_posix()
+
+
+class PythonNodeParser(CodeciteNodeParser):
     """Split Python documents into symbol-level nodes with tree-sitter.
 
-    Each input document needs ``source_path`` in its metadata (repository
-    relative) and may carry ``module`` (the dotted module name; derived from the
-    path when absent).
+    Each input document needs ``source_path`` (repository relative) or
+    ``file_path`` in its metadata and may carry ``module`` (the dotted module
+    name; derived from the path when absent).
 
     Example:
         >>> from llama_index.core import Document
@@ -52,32 +132,20 @@ class PythonNodeParser(NodeParser):
     ) -> list[BaseNode]:
         out: list[BaseNode] = []
         for doc in nodes:
-            path = str(
-                doc.metadata.get("source_path")
-                or doc.metadata.get("file_path")
-                or f"{doc.node_id}.py"
-            )
+            path = self._path(doc, python=True)
+            if not self._reads(path, PYTHON_SUFFIXES):
+                continue
             module = doc.metadata.get("module") or module_name_for(path)
             result = parse_python_source(doc.get_content(), path, module, self.include_private)
-            out.extend(text_node(n) for n in result.nodes)
+            out.extend(self._related(doc, [text_node(n) for n in result.nodes]))
         return out
 
 
-def _source_path(doc: BaseNode, default_suffix: str) -> str:
-    meta = doc.metadata
-    return str(
-        meta.get("source_path")
-        or meta.get("file_path")
-        or meta.get("file_name")
-        or f"{doc.node_id}{default_suffix}"
-    )
-
-
-class DocSectionNodeParser(NodeParser):
+class DocSectionNodeParser(CodeciteNodeParser):
     """Split Markdown and reStructuredText documents into section nodes.
 
-    Each input document needs ``source_path`` (repository relative) in its
-    metadata; the suffix picks the format.
+    Each input document needs ``source_path`` (repository relative) or
+    ``file_path`` in its metadata; the suffix picks the format.
 
     Example:
         >>> from llama_index.core import Document
@@ -102,15 +170,18 @@ class DocSectionNodeParser(NodeParser):
     ) -> list[BaseNode]:
         out: list[BaseNode] = []
         for doc in nodes:
-            path = _source_path(doc, ".md")
-            out.extend(text_node(n) for n in parse_doc(doc.get_content(), path, self.max_chars))
+            path = self._path(doc)
+            if not self._reads(path, DOC_SUFFIXES):
+                continue
+            parsed = parse_doc(doc.get_content(), path, self.max_chars)
+            out.extend(self._related(doc, [text_node(n) for n in parsed]))
         return out
 
 
-class RecipeNodeParser(NodeParser):
+class RecipeNodeParser(CodeciteNodeParser):
     """Split recipe Markdown documents into ``recipe`` nodes tagged with their workflow.
 
-    Each input document needs ``source_path`` in its metadata.
+    Each input document needs ``source_path`` or ``file_path`` in its metadata.
 
     Example:
         >>> from llama_index.core import Document
@@ -135,16 +206,12 @@ class RecipeNodeParser(NodeParser):
     ) -> list[BaseNode]:
         out: list[BaseNode] = []
         for doc in nodes:
-            meta = doc.metadata
-            path = str(
-                meta.get("source_path")
-                or meta.get("file_path")
-                or meta.get("file_name")
-                or f"{doc.node_id}.md"
-            )
-            nodes_, _info = parse_recipe(doc.get_content(), path, self.max_chars)
-            out.extend(text_node(n) for n in nodes_)
+            path = self._path(doc)
+            if not self._reads(path, RECIPE_SUFFIXES):
+                continue
+            parsed, _info = parse_recipe(doc.get_content(), path, self.max_chars)
+            out.extend(self._related(doc, [text_node(n) for n in parsed]))
         return out
 
 
-__all__ = ["DocSectionNodeParser", "PythonNodeParser", "RecipeNodeParser"]
+__all__ = ["CodeciteNodeParser", "DocSectionNodeParser", "PythonNodeParser", "RecipeNodeParser"]
