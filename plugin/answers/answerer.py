@@ -65,6 +65,14 @@ DEFAULT_ANSWER_PROMPT = (
     "Question: {query}\n"
     "Answer (with [id] citations):"
 )  # a str or a LlamaIndex PromptTemplate: both ``.format(context=, query=, extra_rules=)``
+CITE_AGAIN = (
+    "Your previous answer cited no source. Every claim must end with the [id] of the "
+    "source it comes from; answer again.\n\n"
+)
+UNCITED_NOTE = (
+    "(The language model's answer cited none of the sources, twice; this is the cited "
+    "answer composed from the evidence instead.)"
+)
 WORKFLOW_RULE = (
     "- Never claim to have run anything: describe the steps and say which "
     "need the user's confirmation."
@@ -223,23 +231,45 @@ class Answerer:
         if self.streaming:
             return self._stream(llm, prompt, actx, meta, valid)
         check = check_citations(llm.complete(prompt).text, valid)
+        meta["llm_attempts"] = 1
+        if check.uncited:  # once more, with the rule it broke said first
+            check = check_citations(llm.complete(CITE_AGAIN + prompt).text, valid)
+            meta["llm_attempts"] = 2
+        _record_check(meta, check, actx)
+        if check.uncited:  # a claim with no source is not an answer: the cited offline one
+            return self._uncited_fallback(actx, meta)
         text = check.text
         if actx.route.intent == Intent.WORKFLOW.value:
             text = text.rstrip() + "\n\n" + "\n".join(workflow_notice(actx))
-        _record_check(meta, check, actx)
         return Answer(text, self._sources(actx, check.cited), meta)
+
+    def _uncited_fallback(self, actx: AssembledContext, meta: dict[str, Any]) -> Answer:
+        offline = self._offline(actx, meta)
+        meta["fallback"] = "uncited_llm_answer"
+        meta["citations"] = [c.to_json() for c in actx.citations]
+        offline.text = f"{UNCITED_NOTE}\n\n{offline.text}"
+        return offline
 
     def _stream(
         self, llm: Any, prompt: str, actx: AssembledContext, meta: dict[str, Any], valid: list[int]
     ) -> Answer:
         sources = self._sources(actx)
+        checked: list[CitationCheck] = []
 
         def done(check: CitationCheck) -> None:
             _record_check(meta, check, actx)
             sources[:] = self._sources(actx, check.cited)
+            checked.append(check)
 
-        deltas = (r.delta or "" for r in llm.stream_complete(prompt))
-        return Answer("", sources, meta, stream=filter_stream(deltas, valid, done))
+        def stream() -> Generator[str, None, None]:
+            deltas = (r.delta or "" for r in llm.stream_complete(prompt))
+            yield from filter_stream(deltas, valid, done)
+            if checked and checked[0].uncited:  # streamed already: the cited answer follows
+                fallback = self._uncited_fallback(actx, meta)
+                sources[:] = fallback.sources
+                yield "\n\n" + fallback.text
+
+        return Answer("", sources, meta, stream=stream())
 
     def _metadata(self, prep: Prepared) -> dict[str, Any]:
         actx = prep.context

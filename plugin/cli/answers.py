@@ -94,7 +94,11 @@ def render_response(response: Any) -> str:
         )
     if meta.get("invalid_citations"):
         text += f"\n\nnote: removed citations not in the context: {meta['invalid_citations']}"
-    if meta.get("uncited"):
+    if meta.get("fallback") == "uncited_llm_answer":
+        text += (
+            "\n\nnote: the language model cited no source (asked twice); shown: the offline answer"
+        )
+    elif meta.get("uncited"):
         text += "\n\nnote: this answer cites no source; treat it as unverified"
     if meta.get("degraded"):
         text += f"\n\nnote: dense retrieval unavailable ({meta['degraded']})"

@@ -14,6 +14,7 @@ from llama_index.core import Settings
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import Response, StreamingResponse
 
+from codecite.answers.answerer import CITE_AGAIN, UNCITED_NOTE
 from codecite.answers.citations import check_citations, filter_stream
 from codecite.answers.engine import WORKFLOW_RULE, CodeciteQueryEngine
 from codecite.answers.texts import NO_RUN_NOTICE
@@ -198,10 +199,35 @@ def test_invented_citation_is_removed_and_reported(geokit_index) -> None:
     assert r.metadata["cited_ids"] == [1, 2]
 
 
-def test_uncited_answer_is_flagged(geokit_index) -> None:
-    r = geokit_index.ask(PARAMS_Q, llm=ScriptedLLM(script=["It loads files [7]."]))
+def test_an_uncited_answer_is_asked_again_then_replaced_by_the_cited_one(geokit_index) -> None:
+    llm = ScriptedLLM(script=["It loads files [7]."])  # uncited, twice
+    r = geokit_index.ask(PARAMS_Q, llm=llm)
+    assert len(llm.prompts) == 2 and llm.prompts[1].startswith(CITE_AGAIN)
     assert r.metadata["uncited"] is True and r.metadata["invalid_citations"] == [7]
-    assert r.source_nodes == [] and str(r) == "It loads files."
+    assert r.metadata["llm_attempts"] == 2 and r.metadata["fallback"] == "uncited_llm_answer"
+    assert r.metadata["path"] == "offline_answer"
+    offline = geokit_index.ask(PARAMS_Q)
+    assert str(r) == f"{UNCITED_NOTE}\n\n{offline}"
+    assert [n.node.node_id for n in r.source_nodes] == [
+        n.node.node_id for n in offline.source_nodes
+    ]
+    assert r.metadata["citations"] == offline.metadata["citations"]
+
+
+def test_a_second_attempt_that_cites_is_the_answer(geokit_index) -> None:
+    llm = ScriptedLLM(script=["It loads files.", "It loads files [1]."])
+    r = geokit_index.ask(PARAMS_Q, llm=llm)
+    assert r.metadata["path"] == "answer" and r.metadata["llm_attempts"] == 2
+    assert str(r) == "It loads files [1]." and r.metadata["uncited"] is False
+    assert "fallback" not in r.metadata
+
+
+def test_a_streamed_uncited_answer_is_followed_by_the_cited_one(geokit_index) -> None:
+    engine = geokit_index.as_query_engine(llm=ScriptedLLM(script=["No source."]), streaming=True)
+    r = engine.query(PARAMS_Q)
+    text = "".join(r.response_gen)
+    assert text.startswith("No source.\n\n" + UNCITED_NOTE)
+    assert r.metadata["fallback"] == "uncited_llm_answer" and r.source_nodes
 
 
 def test_not_confident_never_calls_the_llm(geokit_index) -> None:
