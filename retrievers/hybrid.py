@@ -242,6 +242,7 @@ class HybridRetriever(BaseRetriever):
         return out
 
     def _degrade(self, lex: RetrievedContext, k: int, reason: str) -> RetrievedContext:
+        # the one notice (on stderr from the CLI); the context carries it too (ctx.degraded)
         logger.warning("dense retrieval unavailable (%s); lexical ranking returned", reason)
         out = _context_like(lex, mode="lexical")
         out.degraded = reason

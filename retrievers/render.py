@@ -39,14 +39,20 @@ def node_row(rank: int, nws: Any) -> dict[str, Any]:
 
 
 def text_table(ctx: RetrievedContext, width: int = 60) -> str:
-    """A fixed-width table: rank, score, kind, workflow, label, path:lines."""
-    lines = [f"{'#':>3}  {'score':>8}  {'kind':<13}  {'workflow':<14}  {'label':<{width}}  where"]
-    for i, nws in enumerate(ctx.nodes, 1):
-        r = node_row(i, nws)
+    """A fixed-width table: rank, score, kind, workflow, label, path:lines.
+
+    The workflow column is left out when no result has a workflow.
+    """
+    rows = [node_row(i, nws) for i, nws in enumerate(ctx.nodes, 1)]
+    flow = any(r["workflow"] for r in rows)
+    head = f"{'#':>3}  {'score':>8}  {'kind':<13}  " + (f"{'workflow':<14}  " if flow else "")
+    lines = [f"{head}{'label':<{width}}  where"]
+    for r in rows:
         label = r["label"] if len(r["label"]) <= width else r["label"][: width - 1] + "…"
+        workflow = f"{(r['workflow'] or '-'):<14}  " if flow else ""
         lines.append(
-            f"{i:>3}  {r['score']:>8.3f}  {r['kind'] or '':<13}  "
-            f"{(r['workflow'] or '-'):<14}  {label:<{width}}  {r['citation']}"
+            f"{r['rank']:>3}  {r['score']:>8.3f}  {r['kind'] or '':<13}  "
+            f"{workflow}{label:<{width}}  {r['citation']}"
         )
     return "\n".join(lines)
 

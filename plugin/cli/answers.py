@@ -100,8 +100,6 @@ def render_response(response: Any) -> str:
         )
     elif meta.get("uncited"):
         text += "\n\nnote: this answer cites no source; treat it as unverified"
-    if meta.get("degraded"):
-        text += f"\n\nnote: dense retrieval unavailable ({meta['degraded']})"
     return text
 
 

@@ -23,7 +23,7 @@ def _configure_query(p: argparse.ArgumentParser) -> None:
 
 def cmd_query(args: argparse.Namespace) -> int:
     """``codecite query``: the ranked, cited evidence table (``--explain``: the factors)."""
-    from codecite.retrievers.render import text_table
+    from codecite.cli.terminal import print_results
 
     index = load_index(args)
     ctx = index.query(
@@ -37,12 +37,10 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(ctx.to_json(), indent=1))
         return EXIT_OK
-    if ctx.degraded:
-        print(f"note: dense retrieval unavailable ({ctx.degraded}); lexical ranking shown")
     if not ctx.nodes:
         print(f"no evidence matches {args.text!r} (tokens: {' '.join(ctx.tokens) or 'none'})")
         return EXIT_OK
-    print(text_table(ctx))
+    print_results(ctx)
     if args.explain:
         from codecite.retrievers.explain import explain_text
 
