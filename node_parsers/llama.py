@@ -141,7 +141,34 @@ class PythonNodeParser(CodeciteNodeParser):
         return out
 
 
-class DocSectionNodeParser(CodeciteNodeParser):
+class _SectionParser(CodeciteNodeParser):
+    """A parser of text pages into sections of at most ``max_chars``."""
+
+    max_chars: int = Field(
+        default=DEFAULT_MAX_SECTION_CHARS,
+        gt=0,
+        description="Longest node text; longer sections are split on paragraph boundaries.",
+    )
+
+    def _parse_nodes(
+        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
+        out: list[BaseNode] = []
+        for doc in nodes:
+            path = self._path(doc)
+            if self._reads(path, self._suffixes()):
+                parsed = self._sections(doc.get_content(), path)
+                out.extend(self._related(doc, [text_node(n) for n in parsed]))
+        return out
+
+    def _suffixes(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def _sections(self, text: str, path: str) -> list[Any]:
+        raise NotImplementedError
+
+
+class DocSectionNodeParser(_SectionParser):
     """Split Markdown and reStructuredText documents into section nodes.
 
     Each input document needs ``source_path`` (repository relative) or
@@ -155,30 +182,18 @@ class DocSectionNodeParser(CodeciteNodeParser):
         ['Usage']
     """
 
-    max_chars: int = Field(
-        default=DEFAULT_MAX_SECTION_CHARS,
-        gt=0,
-        description="Longest node text; longer sections are split on paragraph boundaries.",
-    )
-
     @classmethod
     def class_name(cls) -> str:
         return "CodeciteDocSectionNodeParser"
 
-    def _parse_nodes(
-        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        out: list[BaseNode] = []
-        for doc in nodes:
-            path = self._path(doc)
-            if not self._reads(path, DOC_SUFFIXES):
-                continue
-            parsed = parse_doc(doc.get_content(), path, self.max_chars)
-            out.extend(self._related(doc, [text_node(n) for n in parsed]))
-        return out
+    def _suffixes(self) -> tuple[str, ...]:
+        return DOC_SUFFIXES
+
+    def _sections(self, text: str, path: str) -> list[Any]:
+        return list(parse_doc(text, path, self.max_chars))
 
 
-class RecipeNodeParser(CodeciteNodeParser):
+class RecipeNodeParser(_SectionParser):
     """Split recipe Markdown documents into ``recipe`` nodes tagged with their workflow.
 
     Each input document needs ``source_path`` or ``file_path`` in its metadata.
@@ -191,27 +206,15 @@ class RecipeNodeParser(CodeciteNodeParser):
         ['ask']
     """
 
-    max_chars: int = Field(
-        default=DEFAULT_MAX_SECTION_CHARS,
-        gt=0,
-        description="Longest node text; longer sections are split on paragraph boundaries.",
-    )
-
     @classmethod
     def class_name(cls) -> str:
         return "CodeciteRecipeNodeParser"
 
-    def _parse_nodes(
-        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        out: list[BaseNode] = []
-        for doc in nodes:
-            path = self._path(doc)
-            if not self._reads(path, RECIPE_SUFFIXES):
-                continue
-            parsed, _info = parse_recipe(doc.get_content(), path, self.max_chars)
-            out.extend(self._related(doc, [text_node(n) for n in parsed]))
-        return out
+    def _suffixes(self) -> tuple[str, ...]:
+        return RECIPE_SUFFIXES
+
+    def _sections(self, text: str, path: str) -> list[Any]:
+        return list(parse_recipe(text, path, self.max_chars)[0])
 
 
 __all__ = ["CodeciteNodeParser", "DocSectionNodeParser", "PythonNodeParser", "RecipeNodeParser"]
