@@ -1,12 +1,13 @@
 """docs/notebooks/explore.ipynb runs top to bottom, and is committed without outputs.
 
-It is executed with nbclient on a temporary copy of the fixture repository
-(``CODECITE_NOTEBOOK_REPO`` points the notebook at it), with the notebook's own
-folder as the kernel's working directory.
+It is executed with nbclient on a temporary copy of the fixture repository and
+on a second repository (``CODECITE_NOTEBOOK_REPO`` points the notebook at each),
+with the notebook's own folder as the kernel's working directory.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -27,25 +28,67 @@ def test_committed_without_outputs() -> None:
         )
 
 
-def test_notebook_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def execute(repo: Path | None, monkeypatch: pytest.MonkeyPatch, where: Path = NOTEBOOK) -> list:
     from nbclient import NotebookClient
 
-    repo = fixture_copy(tmp_path)
-    monkeypatch.setenv("CODECITE_NOTEBOOK_REPO", str(repo))
+    if repo is None:
+        monkeypatch.delenv("CODECITE_NOTEBOOK_REPO", raising=False)
+    else:
+        monkeypatch.setenv("CODECITE_NOTEBOOK_REPO", str(repo))
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb = nbformat.read(where, as_version=4)
     client = NotebookClient(
         nb,
         timeout=300,
         kernel_name="python3",
-        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+        resources={"metadata": {"path": str(where.parent)}},
     )
     client.execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+    return outputs
+
+
+def check(outputs: list, repo: Path) -> None:
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
-    assert any("<table><caption>" in h and "recipes/static_shift.md" in h for h in html)
+    tables = [h for h in html if "<table><caption>" in h]
+    assert len(tables) >= 3, "a table per question picked from the index"
     text = "".join(o.get("text", "") for o in outputs)
     assert "s = (bm25_q + w*bm25_e + wv*bm25_v)" in text and "symbol_hit@10" in text
-    assert any("image/png" in o.get("data", {}) for o in outputs)
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) >= 3  # corpus composition, score factors, hit@k
     assert (repo / ".codecite" / "manifest.json").is_file()
+
+
+def test_notebook_executes_on_the_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = fixture_copy(tmp_path)
+    outputs = execute(repo, monkeypatch)
+    check(outputs, repo)
+    html = "".join(o["data"].get("text/html", "") for o in outputs if "data" in o)
+    assert "geokit/" in html
+
+
+def test_notebook_executes_on_another_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """codecite's own retrievers package and docs, a repository the notebook never saw."""
+    repo = tmp_path / "other"
+    shutil.copytree(
+        DOCS.parent / "retrievers",
+        repo / "retrievers",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copytree(DOCS, repo / "docs", ignore=shutil.ignore_patterns("notebooks"))
+    outputs = execute(repo, monkeypatch)
+    check(outputs, repo)
+    html = "".join(o["data"].get("text/html", "") for o in outputs if "data" in o)
+    assert "retrievers/" in html and "geokit" not in html
+
+
+def test_a_copy_of_the_notebook_runs_on_the_folder_it_is_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = fixture_copy(tmp_path)  # a user's repository, the notebook copied into it
+    shutil.copy(NOTEBOOK, repo / "explore.ipynb")
+    outputs = execute(None, monkeypatch, where=repo / "explore.ipynb")
+    check(outputs, repo)
