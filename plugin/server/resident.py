@@ -61,6 +61,9 @@ class ResidentIndex:
                     config_file=self.config_file,
                     check_stale=False,
                 )
+                # read now, not mid-call: a call in flight when a build swaps the files
+                # must finish on the old index without reading the new ones
+                _ = index.symbol_table
                 if self._index is not None:
                     logger.info("index at '%s' was rebuilt; loaded the new one", path)
                 self._index, self._stamp = index, manifest_stamp(path)

@@ -203,3 +203,20 @@ def test_streamable_http_on_localhost(repo: Path) -> None:
         server.wait(timeout=10)
     assert set(names) == TOOLS
     assert found["results"][0]["citation"]
+
+
+def test_an_index_held_by_a_call_survives_a_rebuild(repo: Path) -> None:
+    """What a call in flight holds: the old index answers in full after the swap."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol, validate_code
+
+    resident = ResidentIndex(repo)
+    held = resident.current()
+    (repo / "geokit" / "extra.py").write_text('def fresh():\n    """New."""\n', encoding="utf-8")
+    build(repo)
+    old_view = held.query("load a survey line", k=3)  # the call goes on with what it holds
+    assert old_view.nodes and held.symbol_table.symbols
+    assert "geokit.extra.fresh" not in held.symbol_table.symbols
+    assert lookup_symbol(resident, "geokit.extra.fresh")["found"]  # the next call: new index
+    assert validate_code(resident, "from geokit.extra import fresh\n")["ok"]
+    assert resident.loads == 2
