@@ -234,12 +234,26 @@ def run_eval(
     baseline: bool = False,
     decider: Decider = decide,
     command: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> EvalReport:
-    """Score every record of ``suites`` with codecite (and the requested comparisons)."""
+    """Score every record of ``suites`` with codecite (and the requested comparisons).
+
+    ``progress(stage, done, total)``, if given, is called after each judged record
+    (``stage`` is "evaluating"; ``total`` counts records times systems).
+    """
     top = max(k, MRR_CUTOFF)
     systems, notes = _systems(index, dense, baseline, decider, top)
     records = [r for s in suites for r in s.records]
-    outcomes = {s.name: tuple(judge(s, r, k, top) for r in records) for s in systems}
+    total, done = len(records) * len(systems), 0
+    outcomes: dict[str, tuple[Any, ...]] = {}
+    for system in systems:
+        judged = []
+        for record in records:
+            judged.append(judge(system, record, k, top))
+            done += 1
+            if progress is not None:
+                progress("evaluating", done, total)
+        outcomes[system.name] = tuple(judged)
     names = tuple(s.name for s in systems)
     primary = DENSE if DENSE in names else CODECITE
     return EvalReport(

@@ -27,7 +27,7 @@ def _configure_build(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-_UNITS = {"parsing": "file", "embedding": "node"}  # what a stage counts
+_UNITS = {"parsing": "file", "embedding": "node", "evaluating": "question"}  # what a stage counts
 
 
 class _StageBars:
@@ -56,7 +56,7 @@ class _StageBars:
 
 
 @contextmanager
-def _progress() -> Iterator[_StageBars | None]:
+def stage_bars() -> Iterator[_StageBars | None]:
     """Stage bars when stderr is a terminal, else None (no progress output)."""
     if not sys.stderr.isatty():
         yield None
@@ -75,7 +75,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     root = args.root_pos or args.root
     embed = _embed_request(args) if args.embed else None
-    with _progress() as progress:
+    with stage_bars() as progress:
         report = build_index(
             root,
             full=args.full,

@@ -113,6 +113,7 @@ def _evaluate(
     dense: bool = False,
     baseline: bool = False,
 ) -> tuple[Any, Any, Any]:
+    from codecite.cli.build import stage_bars
     from codecite.evals import load_suites, run_eval
 
     if k <= 0:
@@ -120,14 +121,16 @@ def _evaluate(
     paths = _suite_paths(args, given)
     suites = load_suites(paths)  # a SuiteError names the file and line: exit 2
     index = load_index(args)
-    report = run_eval(
-        index,
-        suites,
-        k=k,
-        dense=dense,
-        baseline=baseline,
-        command=_command_line(args, paths, k, dense, baseline),
-    )
+    with stage_bars() as progress:  # a bar on stderr when it is a terminal
+        report = run_eval(
+            index,
+            suites,
+            k=k,
+            dense=dense,
+            baseline=baseline,
+            command=_command_line(args, paths, k, dense, baseline),
+            progress=progress,
+        )
     return index, suites, report
 
 

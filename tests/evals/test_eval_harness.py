@@ -136,3 +136,12 @@ def test_baseline_chunks_carry_true_line_spans(index) -> None:
         assert item.text.strip().splitlines()[0].strip() in lines[item.start_line - 1]
     spans = symbol_spans(index.nodes)
     assert spans["geokit.io.load_survey"] == (("geokit/io.py", 9, 14),)
+
+
+def test_progress_counts_every_judged_question(index, suites) -> None:
+    calls: list[tuple[str, int, int]] = []
+    report = run_eval(index, suites, k=5, baseline=True, progress=lambda *c: calls.append(c))
+    questions = sum(len(s.records) for s in suites)
+    assert calls[-1] == ("evaluating", 2 * questions, 2 * questions)  # codecite and stock
+    assert [c[1] for c in calls] == list(range(1, 2 * questions + 1))
+    assert report.metrics  # the callback changes nothing of the report
