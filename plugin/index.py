@@ -324,6 +324,10 @@ class CodeciteIndex:
         """The indexed symbol ``name`` means (``attrs.define``: ``attr._next_gen.define``)."""
         return self._node_arrays().names.symbol(name)
 
+    def symbol_nodes(self, symbol: str) -> list[NodeRecord]:
+        """The code nodes of ``symbol`` (a property's getter and setter are two)."""
+        return [self.nodes[i] for i in self._node_arrays().names.rows.get(symbol, ())]
+
     def feedback(self, symbol: str, up: bool, query: str | None = None) -> float:
         """Record a vote for ``symbol`` (or what its public name names); its new factor."""
         from codecite.retrievers.boosts import feedback_factor

@@ -38,6 +38,15 @@ def node_row(rank: int, nws: Any) -> dict[str, Any]:
     }
 
 
+def evidence_row(rank: int, hit: Any, max_snippet: int) -> dict[str, Any]:
+    """``node_row`` plus the signature and a one-line snippet of the text (agent tools)."""
+    row = node_row(rank, hit)
+    row["signature"] = hit.node.metadata.get("signature")
+    text = " ".join(hit.node.get_content().split())
+    row["snippet"] = text[:max_snippet] + ("..." if len(text) > max_snippet else "")
+    return row
+
+
 def text_table(ctx: RetrievedContext, width: int = 60) -> str:
     """A fixed-width table: rank, score, kind, workflow, label, path:lines.
 

@@ -55,6 +55,7 @@ class CodeciteChatEngine(BaseChatEngine):
         self._session = Session()
         self._history: list[ChatMessage] = []
         self._lock = threading.Lock()  # one message at a time: turns build on each other
+        self._writers: list[threading.Thread] = []  # streamed replies still being recorded
 
     def _answer(self, message: str, chat_history: list[ChatMessage] | None) -> Answer:
         if chat_history is not None:
@@ -88,6 +89,7 @@ class CodeciteChatEngine(BaseChatEngine):
             target=response.write_response_to_history, args=(_History(self._history),)
         )
         response.write_response_to_history_thread = thread
+        self._writers.append(thread)
         thread.start()
         return response
 
@@ -119,6 +121,9 @@ class CodeciteChatEngine(BaseChatEngine):
 
     @property
     def chat_history(self) -> list[ChatMessage]:
+        """The messages so far; a streamed reply counts once its stream was read to the end."""
+        while self._writers:
+            self._writers.pop().join()
         return list(self._history)
 
 

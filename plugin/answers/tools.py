@@ -47,17 +47,12 @@ def _project(index: IndexLike) -> str:
 
 def search_rows(index: IndexLike, query: str, k: int = SEARCH_K) -> list[dict[str, Any]]:
     """Cited rows for ``query``: the ``codecite query`` table as data, plus a snippet."""
-    from codecite.retrievers.render import node_row
+    from codecite.retrievers.render import evidence_row
 
     ctx = index.query(query, k=k)
-    rows = []
-    for i, nws in enumerate(ctx.nodes, 1):
-        row = node_row(i, nws)
+    rows = [evidence_row(i, nws, MAX_SNIPPET) for i, nws in enumerate(ctx.nodes, 1)]
+    for row in rows:
         row.pop("id", None)
-        row["signature"] = nws.node.metadata.get("signature")
-        text = " ".join(nws.node.get_content().split())
-        row["snippet"] = text[:MAX_SNIPPET] + ("..." if len(text) > MAX_SNIPPET else "")
-        rows.append(row)
     return rows
 
 

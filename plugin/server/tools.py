@@ -17,7 +17,7 @@ from typing import Any
 from codecite.answers.session import Session
 from codecite.errors import CodeciteError
 from codecite.node_parsers.schema import citation, node_label
-from codecite.retrievers.render import node_row
+from codecite.retrievers.render import evidence_row
 from codecite.safe_io import UnsafeFileError, read_regular_file
 from codecite.server.resident import ResidentIndex
 from codecite.validation.suggestions import suggest
@@ -55,10 +55,7 @@ def search(
         raise ToolInputError(str(exc)) from exc
     results = []
     for i, hit in enumerate(ctx.nodes, 1):
-        row = node_row(i, hit)
-        row["signature"] = hit.node.metadata.get("signature")
-        text = " ".join(hit.node.get_content().split())
-        row["snippet"] = text[:MAX_SNIPPET] + ("..." if len(text) > MAX_SNIPPET else "")
+        row = evidence_row(i, hit, MAX_SNIPPET)
         explained = ctx.breakdown.get(hit.node.node_id)
         if explained is not None:
             factors = {f: round(getattr(explained, f), 3) for f in SHOWN_FACTORS}
@@ -120,13 +117,13 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
     index = resident.current()
     wanted = name.strip().strip("`").removesuffix("()")
     symbol = index.resolve_symbol(wanted)
-    if symbol is None:
+    nodes = index.symbol_nodes(symbol) if symbol is not None else []
+    if symbol is None or not nodes:
         every = sorted(index.symbol_table.symbols, key=lambda s: (len(s), s))
         owner, _, leaf = wanted.rpartition(".")
         siblings = [s.rsplit(".", 1)[-1] for s in every if owner and s.startswith(owner + ".")]
         near = [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
         return {"name": name, "found": False, "did_you_mean": near}
-    nodes = [n for n in index.nodes if n.metadata.get("symbol") == symbol]
     node = next((n for n in nodes if n.metadata.get("kind") != "module_doc"), nodes[0])
     meta = node.metadata
     doc = (meta.get("docstring") or "").strip()

@@ -38,7 +38,10 @@ def test_a_llamaindex_agent_uses_the_server_tools(sample_repo: Path) -> None:
     build = [sys.executable, "-m", "codecite", "build", "-C", str(sample_repo)]
     subprocess.run(build, check=True, capture_output=True)
     client = tools_mcp.BasicMCPClient(
-        sys.executable, args=["-m", "codecite", "mcp", "-C", str(sample_repo)], env=dict(os.environ)
+        sys.executable,
+        args=["-m", "codecite", "mcp", "-C", str(sample_repo)],
+        env=dict(os.environ),
+        timeout=600,  # a hang guard only: a busy machine may start the server slowly
     )
     llm = ScriptedLLM(script=SCRIPT)
 
