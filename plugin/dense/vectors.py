@@ -204,8 +204,9 @@ def export_to_vector_store(
     Each point is a ``TextNode`` with the node's text, a UUID5 id derived from the
     node id, the node id under metadata ``codecite_id``, and kind/path metadata.
     Points are upserted by that id, so exporting after a rebuild updates the store
-    in place; with ``prune`` the points of nodes the index no longer has are
-    deleted (a store that cannot list its points is left as it is, with a warning).
+    in place; with ``prune`` the points codecite exported for nodes the index no
+    longer has are deleted, and nothing else (a store that cannot list its points
+    is left as it is, with a warning).
     """
     from llama_index.core.schema import TextNode
 
@@ -240,13 +241,16 @@ def export_to_vector_store(
 
 
 def _prune(store: Any, current: set[str]) -> None:
-    """Delete the store's points that are not ``current`` (point ids)."""
+    """Delete the points codecite exported (they carry ``codecite_id``) that are not
+    ``current`` (point ids); a point anyone else put in the store is left alone."""
     try:
         held = store.get_nodes()
     except NotImplementedError:
         logger.warning("the vector store cannot list its points: old points were not deleted")
         return
-    gone = [n.node_id for n in held if n.node_id not in current]
+    gone = [
+        n.node_id for n in held if NODE_ID_KEY in (n.metadata or {}) and n.node_id not in current
+    ]
     if gone:
         store.delete_nodes(gone)
 

@@ -76,6 +76,10 @@ def test_a_rebuild_then_export_upserts_and_deletes_by_node_id(sample_repo: Path,
     codecite.build(sample_repo, embed=bow)
     first = codecite.load(sample_repo)
     export_to_vector_store(store, stored_vectors(first), first.nodes)
+    from llama_index.core.schema import TextNode
+
+    mine = TextNode(id_=point_id("the user's own"), text="mine", embedding=[0.0] * 63 + [1.0])
+    store.add([mine])  # a point the user put in the same collection
     io = sample_repo / "geokit" / "io.py"
     text = io.read_text(encoding="utf-8")
     start = text.index("def load_survey(")
@@ -87,8 +91,8 @@ def test_a_rebuild_then_export_upserts_and_deletes_by_node_id(sample_repo: Path,
     second = codecite.load(sample_repo)
     export_to_vector_store(store, stored_vectors(second), second.nodes)
 
-    held = {n.metadata["codecite_id"] for n in store.get_nodes()}
-    assert held == {n.node_id for n in second.nodes}
+    held = {n.metadata.get("codecite_id", n.node_id) for n in store.get_nodes()}
+    assert held == {n.node_id for n in second.nodes} | {mine.node_id}  # the user's stays
     symbols = {n.metadata.get("symbol") for n in second.nodes}
     assert "geokit.io.load_borehole" in symbols and "geokit.io.load_survey" not in symbols
     hybrid = second.retriever(3, dense=True, embed_model=bow, symbol_gate=False, vector_store=store)
