@@ -65,6 +65,16 @@ def decide(index: Any, query: str, ctx: Any) -> Decision:
 Decider = Callable[[Any, str, Any], Decision]
 
 
+def _overview_if_meta(index: Any, query: str, top: int, ctx: Any) -> Any:
+    """What the answer cites for a question about the assistant itself, as ``ask`` does."""
+    from codecite.answers.overview import overview_context
+    from codecite.answers.routing import Intent, route_query
+
+    if route_query(query, index.config).intent != Intent.META.value:
+        return ctx
+    return overview_context(index, query, top)
+
+
 class System(Protocol):
     name: str
     has_tags: bool
@@ -89,6 +99,8 @@ class CodeciteSystem:
     def run(self, query: str, top: int) -> Run:
         start = time.perf_counter()
         ctx = self.index.query(query, k=top, dense=self.dense)
+        if not ctx.nodes and hasattr(self.index, "config"):
+            ctx = _overview_if_meta(self.index, query, top, ctx)
         latency = (time.perf_counter() - start) * 1000.0
         decision = self.decider(self.index, query, ctx)
         return Run(tuple(item_of(n) for n in ctx.nodes), decision, latency, ctx.degraded)

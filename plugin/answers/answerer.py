@@ -41,6 +41,7 @@ from codecite.answers.context import (
     assemble,
 )
 from codecite.answers.followups import Rewrite, rewrite_followup
+from codecite.answers.overview import OVERVIEW_MODE, overview_context
 from codecite.answers.protocols import IndexLike
 from codecite.answers.registry import ProjectRegistry
 from codecite.answers.routing import Intent, content_query, route_query
@@ -172,6 +173,8 @@ class Answerer:
         else:
             retriever = self.index.scorer(self.similarity_top_k)
         ctx = retriever.retrieve_context(content_query(standalone, route))
+        if route.intent == Intent.META.value and not ctx.nodes:  # "what can you do?"
+            ctx = overview_context(self.index, standalone, self.similarity_top_k)
         lexical = getattr(retriever, "lexical", retriever)  # a hybrid wraps the lexical one
         conf = assess(lexical, ctx, project is not None, floor=self.index.config.confidence_floor)
         actx = assemble(
@@ -207,7 +210,7 @@ class Answerer:
     def _offline(self, actx: AssembledContext, meta: dict[str, Any]) -> Answer:
         meta_q = actx.route.intent == Intent.META.value
         summary = index_summary(self.index) if meta_q else None
-        if meta_q and not actx.is_confident:
+        if meta_q and not actx.is_confident and actx.mode != OVERVIEW_MODE:
             actx = _without_evidence(actx)
             meta["citations"] = []
         meta["path"] = PATH_OFFLINE

@@ -137,6 +137,7 @@ class AssembledContext:
     dropped: int = 0
     budget: int = DEFAULT_TOKEN_BUDGET
     candidates: tuple[Scored, ...] = field(default_factory=tuple)
+    mode: str = "lexical"  # how the evidence was found: RetrievedContext.mode
 
     @property
     def is_confident(self) -> bool:
@@ -327,6 +328,7 @@ def assemble(
         dropped=dropped,
         budget=budget,
         candidates=tuple(ctx.nodes[:3]),
+        mode=ctx.mode,
     )
     actx = _enforce_budget(actx)
     if actx.dropped:

@@ -12,7 +12,13 @@ predictable and testable. The rule, in order:
 3. a query that opens with a question word ("how", "what", "why", ...) is a
    ``question`` even if it mentions a workflow verb ("how do I apply ...?" asks
    for an explanation; "apply ... to line 22" asks for an action);
-4. otherwise ``question``.
+4. in a project that configures workflows, a request that opens with an action
+   verb (``WORKFLOW_OPENERS``: "process line 22", "correct the static shift") or
+   with a workflow's one-word keyword ("denoise the survey data") is a ``workflow``;
+5. otherwise ``question``.
+
+Before 2, a question for the assistant's catalogue ("what workflows are
+supported?", "list the recipes") is ``meta``.
 
 The workflow is inferred with the retriever's own rule
 (``codecite.retrievers.expansion.infer_workflow``) over the configured workflows.
@@ -112,10 +118,21 @@ QUESTION_OPENERS = frozenset(
         "tell",
     }
 )
+# In a project that configures workflows, a request opening with one of these verbs
+# asks for an action on data ("process line 22", "correct the static shift"), as does
+# one opening with a workflow's keyword ("denoise the survey"). Without workflows, or
+# anywhere else in a query, they are only words ("correct way to log").
+WORKFLOW_OPENERS = frozenset({"process", "correct", "perform", "compute"})
+# "what workflows are supported?", "list the recipes": the catalogue of the assistant
+CATALOGUE = re.compile(
+    r"^(?:(?:what|which)\s+(?:workflows|recipes)\s+(?:are|do|can|does)\b"
+    r"|(?:list|show|enumerate)\b.{0,20}\b(?:workflows|recipes)\b)"
+)
 _PRIORITY = (Intent.META.value, Intent.CODE.value, Intent.WORKFLOW.value)
 # Lead-in words skipped before a question word. "also" is not among them: "also
 # run X" opens with no question word, so it stays a request, as it always has.
 QUESTION_LEAD_INS = frozenset(LEAD_IN_WORDS) - {"also"}
+REQUEST_LEAD_INS = frozenset(LEAD_IN_WORDS) | {"please"}
 
 
 @dataclass(frozen=True)
@@ -164,20 +181,40 @@ def _opens_with_question(lowered: str) -> bool:
     return bool(words) and words[0] in QUESTION_OPENERS
 
 
+def _first_word(lowered: str) -> str | None:
+    words = re.findall(r"[\w']+", lowered)
+    while words and words[0] in REQUEST_LEAD_INS:
+        words = words[1:]
+    return words[0] if words else None
+
+
 def classify_intent(
-    query: str, configured: Mapping[str, Iterable[str]] | None = None
+    query: str,
+    configured: Mapping[str, Iterable[str]] | None = None,
+    workflow_words: Iterable[str] | None = None,
 ) -> tuple[str, str | None]:
-    """``(intent, matched phrase)`` by the rule in the module docstring."""
+    """``(intent, matched phrase)`` by the rule in the module docstring.
+
+    ``workflow_words``: the configured workflows' keywords, None when the project
+    configures no workflow; given, a request opening with a ``WORKFLOW_OPENERS``
+    verb or a one-word keyword is a workflow request.
+    """
     lowered = query.lower()
     for name, phrases in (configured or {}).items():
         hit = _first_match(lowered, phrases)
         if hit:
             return name, hit
+    catalogue = CATALOGUE.search(lowered.strip())
+    if catalogue:
+        return Intent.META.value, catalogue.group(0)
     question = _opens_with_question(lowered)
     for name in _PRIORITY:
         hit = _first_match(lowered, DEFAULT_INTENT_PHRASES[name])
         if hit and not (question and name == Intent.WORKFLOW.value):
             return name, hit
+    first = _first_word(lowered) if workflow_words is not None and not question else None
+    if first is not None and (first in WORKFLOW_OPENERS or first in set(workflow_words or ())):
+        return Intent.WORKFLOW.value, first
     return Intent.QUESTION.value, None
 
 
@@ -199,7 +236,9 @@ def route_query(query: str, config: CodeciteConfig | None = None) -> Route:
     """Intent and workflow of ``query`` under ``config`` (defaults when None)."""
     intents = dict(config.intents) if config is not None else {}
     workflows = {r.name: r.keywords for r in config.workflows} if config is not None else {}
-    intent, matched = classify_intent(query, intents)
+    # a keyword that reads as a word ("denoise"), not a symbol name ("estimate_ss_ama")
+    words = [k for ks in workflows.values() for k in ks if k.isalpha()] if workflows else None
+    intent, matched = classify_intent(query, intents, words)
     route = Route(intent=intent, workflow=infer_workflow(query, workflows), matched=matched)
     logger.debug("routed %r -> %s", query, route)
     return route

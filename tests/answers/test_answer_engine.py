@@ -100,6 +100,17 @@ def test_meta_question_describes_the_index(geokit_index) -> None:
     assert f"About this index: codecite indexed {SAMPLE_NODES} nodes" in str(r)
 
 
+def test_what_can_you_do_cites_the_readme_and_the_recipes(geokit_index) -> None:
+    # no word of the question is in the corpus: the overview answers it, cited
+    assert geokit_index.query("what can you do?").nodes == []
+    r = geokit_index.ask("what can you do?")
+    assert r.metadata["intent"] == "meta" and r.metadata["path"] == "offline_answer"
+    cited = [(n.metadata["source_path"], n.metadata["kind"]) for n in r.source_nodes]
+    assert cited[0] == ("README.md", "doc_section")
+    assert ("recipes/static_shift.md", "recipe") in cited
+    assert "A small toolkit for magnetotelluric survey processing" in str(r)
+
+
 # -- the confidence decision with an explicit floor ----------------------------------------------
 
 

@@ -23,6 +23,10 @@ from codecite.config.model import CodeciteConfig, WorkflowRule
         ("what is indexed by codecite?", "meta"),
         ("what can you do?", "meta"),
         ("static shift correction", "question"),
+        ("what workflows are supported?", "meta"),  # the assistant's catalogue
+        ("list the recipes you know", "meta"),
+        ("what does the static shift workflow do?", "question"),  # one named thing
+        ("process line 22", "question"),  # no workflows configured: only a word
     ],
 )
 def test_default_intents(query: str, intent: str) -> None:
@@ -49,6 +53,28 @@ def test_workflow_inference_uses_configured_rules() -> None:
     assert route_query("remove the galvanic static shift", cfg).workflow == "static_shift"
     assert route_query("strike from the phase tensor", cfg).workflow == "phase"
     assert route_query("how do I bake bread", cfg).workflow is None
+
+
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [
+        ("denoise the survey data", "workflow"),  # a workflow's one-word keyword
+        ("please process line L18PLT", "workflow"),
+        ("correct galvanic static shift with the AMA method", "workflow"),
+        ("how do I denoise the survey data?", "question"),
+        ("the denoise step fails", "question"),  # the keyword is not the request
+        ("estimate_ss_ama parameters", "question"),  # a symbol name, not a verb
+    ],
+)
+def test_with_workflows_a_request_may_open_with_its_verb(query: str, intent: str) -> None:
+    cfg = CodeciteConfig(
+        root=Path("."),
+        workflows=(
+            WorkflowRule("denoise", ("denoise", "hampel", "estimate_ss_ama")),
+            WorkflowRule("static_shift", ("static shift", "galvanic")),
+        ),
+    )
+    assert route_query(query, cfg).intent == intent
 
 
 def test_routing_is_deterministic() -> None:

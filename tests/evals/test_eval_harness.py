@@ -145,3 +145,19 @@ def test_progress_counts_every_judged_question(index, suites) -> None:
     assert calls[-1] == ("evaluating", 2 * questions, 2 * questions)  # codecite and stock
     assert [c[1] for c in calls] == list(range(1, 2 * questions + 1))
     assert report.metrics  # the callback changes nothing of the report
+
+
+def test_a_question_about_the_assistant_retrieves_its_overview(index, tmp_path) -> None:
+    # the reference's "what can you do?": no corpus word, answered from the README
+    # and recipes; a question with no corpus word that is not about the assistant
+    # still retrieves nothing
+    (tmp_path / "meta.jsonl").write_text(
+        '{"query": "what can you do?", "expected_intent": "meta"}\n'
+        '{"query": "zzqx wobble frobnicate", "expect_clarification": true}\n',
+        encoding="utf-8",
+    )
+    report = run_eval(index, load_suites([tmp_path / "meta.jsonl"]), k=10)
+    meta, nonsense = report.outcomes[CODECITE]
+    assert meta.intent == "meta" and meta.n_retrieved > 0
+    assert nonsense.n_retrieved == 0
+    assert report.overall()["nonempty_retrieval_rate"] == 1.0  # the second expects none
