@@ -48,6 +48,7 @@ from codecite.store.opening import (
 )
 from codecite.store.records import collector_paused, read_node_records
 from codecite.store.symbols import SymbolTable
+from codecite.store.term_counts import counted_pages
 from codecite.vocabulary import KINDS, REBUILD_FIX
 
 if TYPE_CHECKING:
@@ -141,6 +142,8 @@ class CodeciteIndex:
             )
         check_feedback(index_dir / FEEDBACK)
         parts = decoded(index_dir, lambda: load_parts(index_dir, nodes))
+        if parts["pages"] is None:  # page evidence from the term counts, if ever asked for
+            parts["pages"] = counted_pages(index_dir, nodes, cfg.retrieval.k1, cfg.retrieval.b)
         if manifest_now(index_dir) != manifest:
             message = "was replaced while it was being read (a build finished); load it again"
             raise IndexIntegrityError(f"index at '{index_dir}' {message}")

@@ -18,6 +18,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.retrievers.bm25 import BM25Retriever
 
 from .lexical import load_bm25, save_bm25
+from .pages import PageEvidence
 from .persist import load_retriever, persist_retriever
 from .results import to_node_with_score
 from .scorer import (
@@ -80,8 +81,12 @@ class CodeciteRetriever(LexicalScorer, BM25Retriever):
         from .tokenizer import tokenize
 
         settings = kwargs.get("settings") or ScoringSettings()
-        bm25 = build_bm25([tokenize(n.get_content()) for n in nodes] or [[]])
+        tokens = [tokenize(n.get_content()) for n in nodes]
+        bm25 = build_bm25(tokens or [[]])
         kwargs["settings"] = settings
+        if tokens:
+            paths = [str(n.metadata.get("source_path") or "") for n in nodes]
+            kwargs.setdefault("pages", PageEvidence.from_tokens(paths, tokens))
         return cls(list(nodes), bm25, **kwargs)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -26,7 +26,13 @@ def explain_text(ctx: RetrievedContext) -> str:
         " reads, so rows may score higher)"
         + (f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),
         "",
-        "s = (bm25_q + w*bm25_e + wv*bm25_v) * " + " * ".join(boosts.FACTORS),
+        f"s = (bm25_q + w*bm25_e + wv*bm25_v{' + wp*P' if ctx.page_weight else ''}) * "
+        + " * ".join(boosts.FACTORS)
+        + (
+            f"   (wp = {ctx.page_weight:g}: P is the file's score, on its best node)"
+            if ctx.page_weight
+            else ""
+        ),
     ]
     labels = {n.node.node_id: label_of(n.node.metadata) for n in ctx.nodes}
     kinds = {n.node.node_id: n.node.metadata.get("kind") for n in ctx.nodes}
@@ -36,7 +42,9 @@ def explain_text(ctx: RetrievedContext) -> str:
             continue
         lines.append(
             f"{i:>2}. {labels[nws.node.node_id]}\n"
-            f"    L = {b.bm25_q:.3f} + w*{b.bm25_e:.3f} + wv*{b.bm25_v:.3f} = {b.lexical:.3f}; "
+            f"    L = {b.bm25_q:.3f} + w*{b.bm25_e:.3f} + wv*{b.bm25_v:.3f}"
+            + (f" + wp*{b.bm25_page:.3f}" if ctx.page_weight else "")
+            + f" = {b.lexical:.3f}; "
             f"{_factor_terms(b)} = {b.composed:.3f}"
         )
         if b.propagated_from:

@@ -117,13 +117,14 @@ def save_bm25(bm25: bm25s.BM25, index_dir: Path) -> None:
     bm25.save(str(index_dir / BM25_DIR), corpus=None, allow_pickle=False, show_progress=False)
 
 
-def save_bm25_arrays(arrays: Bm25Arrays, index_dir: Path) -> None:
+def save_bm25_arrays(arrays: Bm25Arrays, index_dir: Path, name: str = BM25_DIR) -> None:
     """Write ``arrays`` in bm25s's own layout (``load_bm25`` reads it with bm25s).
 
     Written here rather than by ``bm25s.BM25.save`` so that a build never
     imports bm25s (and the scipy it pulls in): a tenth of a one-file build.
+    ``name``: the folder under ``index_dir`` (the pages have their own).
     """
-    folder = index_dir / BM25_DIR
+    folder = index_dir / name
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("data", "indices", "indptr"):
         np.save(folder / f"{name}.csc.index.npy", getattr(arrays, name), allow_pickle=False)
@@ -146,11 +147,14 @@ def save_bm25_arrays(arrays: Bm25Arrays, index_dir: Path) -> None:
 
 
 def load_bm25(index_dir: Path) -> bm25s.BM25:
+    return load_bm25_folder(index_dir / BM25_DIR)
+
+
+def load_bm25_folder(folder: Path) -> bm25s.BM25:
+    """A bm25s index saved in ``folder`` (bm25s's layout; nothing pickled)."""
     import bm25s
 
-    return bm25s.BM25.load(
-        str(index_dir / BM25_DIR), load_corpus=False, allow_pickle=False, show_progress=False
-    )
+    return bm25s.BM25.load(str(folder), load_corpus=False, allow_pickle=False, show_progress=False)
 
 
 def bm25_scores(bm25: bm25s.BM25, tokens: list[str]) -> np.ndarray:

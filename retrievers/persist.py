@@ -16,6 +16,7 @@ import numpy as np
 from codecite.node_parsers.schema import CODE_KINDS, NodeRecord, text_node
 
 from .lexical import load_bm25, save_bm25
+from .pages import PAGES_DIR, load_pages
 from .propagation import DocPropagation
 from .settings import ScoringSettings
 
@@ -91,6 +92,9 @@ def persist_retriever(retriever: Persistable, path: Path) -> None:
         ),
         encoding="utf-8",
     )
+    pages = getattr(retriever, "pages", None)
+    if pages is not None:
+        pages.bm25.save(str(path / PAGES_DIR), corpus=None, allow_pickle=False, show_progress=False)
     if retriever.propagation is not None:
         write_edges(path, retriever.propagation)
     if retriever.mined_expansion:
@@ -133,6 +137,9 @@ def load_parts(path: Path, nodes: list[Any]) -> dict[str, Any]:
         else None,
         "mined_expansion": read_optional_json(path / MINED_FILE) or {},
         "public_names": read_optional_json(path / NAMES_FILE) or {},
+        "pages": load_pages(
+            path / PAGES_DIR, [str(n.metadata.get("source_path") or "") for n in nodes]
+        ),
         "feedback": {sym: float(v.get("votes", 0)) for sym, v in feedback.items()}
         if isinstance(feedback, dict)
         else {},

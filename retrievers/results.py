@@ -97,6 +97,7 @@ class ScoreBreakdown:
     dense_rank: int | None = None
     bm25_v: float = 0.0
     name: float = 1.0
+    bm25_page: float = 0.0  # P(f): the file's BM25, on the file's best node (retrievers.pages)
 
     def factors(self) -> tuple[float, ...]:
         """The factors of ``composed``, in the order the scorer multiplies them."""
@@ -136,6 +137,7 @@ class RetrievedContext:
     degraded: str | None = None
     mode: str = "lexical"
     variants: list[str] = field(default_factory=list)
+    page_weight: float = 0.0  # wp: 0 when page evidence is off
 
     def node_with_scores(self) -> list[NodeWithScore]:
         """The ranked nodes as LlamaIndex ``NodeWithScore`` (for a LlamaIndex pipeline)."""

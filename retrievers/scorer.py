@@ -21,6 +21,7 @@ from . import boosts
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores
 from .node_arrays import NodeArrays, typed
+from .pages import PageEvidence
 from .propagation import DocPropagation
 from .results import Hit, RetrievedContext, ScoreBreakdown
 from .settings import ScoringSettings
@@ -63,6 +64,7 @@ class LexicalScorer:
         workflow: str | None = None,
         path_prefix: str | None = None,
         node_arrays: NodeArrays | None = None,
+        pages: PageEvidence | None = None,
     ) -> None:
         if int(bm25.scores["num_docs"]) != len(nodes):
             raise ValueError(
@@ -83,6 +85,7 @@ class LexicalScorer:
         self._kinds = tuple(kinds) if kinds else None
         self._workflow_filter = workflow
         self._path_prefix = path_prefix
+        self.pages = pages
         self.similarity_top_k = max(1, min(int(similarity_top_k), MAX_TOP_K))
         self._mask = self._filter_mask()
 
@@ -131,14 +134,20 @@ class LexicalScorer:
             self.bm25._codecite_variants = table
         return variant_groups(tokens, table, exclude=expansion)
 
+    @property
+    def page_weight(self) -> float:
+        """``wp``: 0 when the index has no page evidence (``pages``)."""
+        return self.settings.page_weight if self.pages is not None else 0.0
+
     def score_all(
-        self, query: str, variants: bool = True, names: bool = True
+        self, query: str, variants: bool = True, names: bool = True, pages: bool = True
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Final score of every node, and the per-node vectors that made it.
 
         ``variants=False`` scores without word-form variants, as if
         ``query_variants`` were off; ``names=False`` without the name factor, as
-        if ``name_boost`` were 1 (the confidence rule uses both).
+        if ``name_boost`` were 1; ``pages=False`` without page evidence, as if
+        ``page_weight`` were 0 (the confidence rule uses all three).
         """
         tokens, expansion, source, workflow = self.read_query(query)
         s = self.settings
@@ -151,6 +160,11 @@ class LexicalScorer:
         lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
         if self._mask is not None:
             lexical = np.where(self._mask, lexical, 0.0)
+        own_words = boosts.own_words_score(lexical, v, s.variant_weight)
+        page = np.zeros(len(lexical), dtype=boosts.SCORE_DTYPE)
+        if pages and self.page_weight > 0 and self.pages is not None:
+            page = self.pages.bonus(tokens, lexical).astype(boosts.SCORE_DTYPE)
+            lexical = (lexical + self.page_weight * page).astype(boosts.SCORE_DTYPE)
         a = self._arrays
         wf = typed("workflow", boosts.workflow_factor(a.workflows, workflow, s.workflow_boost))
         mentions = identifier_mentions(query)
@@ -171,7 +185,6 @@ class LexicalScorer:
         # confidence proxy composes, with the user's own words (v(q) widens the search, not
         # the claim; naming a symbol says which node is meant, not that it is in scope)
         unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
-        own_words = boosts.own_words_score(lexical, v, s.variant_weight)
         top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
         name = a.neutral if named is None else typed("name", boosts.name_factor(named, nb))
         composed, final, sources = self._compose(lexical, unnamed * name)
@@ -186,6 +199,7 @@ class LexicalScorer:
             "source": source,
             "variants": forms,
             "v": v,
+            "page": page,
             "top": top,
             "workflow": workflow,
             "q": q,
@@ -217,12 +231,13 @@ class LexicalScorer:
         similarity_top_k: int | None = None,
         variants: bool = True,
         names: bool = True,
+        pages: bool = True,
     ) -> RetrievedContext:
         """Rank nodes for ``query`` and explain every score (``score_all``'s switches)."""
         query_str = str(getattr(query, "query_str", query))  # a str or a QueryBundle
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
-        final, parts = self.score_all(query_str, variants, names)
+        final, parts = self.score_all(query_str, variants, names, pages)
         aliases = (
             self.propagation.is_alias
             if self.propagation is not None and parts["sources"] is not None
@@ -243,6 +258,7 @@ class LexicalScorer:
             expansion_source=parts["source"],
             workflow=parts["workflow"],
             variants=[t for group in parts["variants"] for t in group],
+            page_weight=self.page_weight if pages else 0.0,
         )
         ctx.top_score = parts["top"]
         for i in order:
@@ -258,6 +274,7 @@ class LexicalScorer:
             bm25_q=float(parts["q"][i]),
             bm25_e=float(parts["e"][i]),
             bm25_v=float(parts["v"][i]),
+            bm25_page=float(parts["page"][i]),
             lexical=float(parts["lexical"][i]),
             priority=float(a.priority[i]),
             workflow=float(parts["wf"][i]),

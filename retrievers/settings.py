@@ -121,6 +121,9 @@ class RankingConstants:
         default=2, description="per doc file, 0: no limit"
     )
     doc_factor: Number = Field(default=1.0, description="every doc section")
+    page_weight: Number = Field(
+        default=0.0, description="wp in L = ... + wp * P(f): the file's score, to its best node"
+    )
 
 
 @dataclass(frozen=True, config=SETTINGS_CONFIG)

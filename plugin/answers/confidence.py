@@ -155,7 +155,8 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
     only the user's own words count as matched: variants widen the search, not
     the claim. Both are ranked without the name factor ``b_name``: a symbol the
     query names, lifted to the top, says which node is meant, not how much of
-    the question the corpus covers.
+    the question the corpus covers; and without page evidence (``page_weight``),
+    for the same reason.
     """
     bm25 = retriever.bm25
     weights = token_weights(bm25, ctx.tokens)
@@ -163,13 +164,17 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
     if total <= 0 or not ctx.nodes:
         return 0.0
     lexical = ctx.mode == "lexical" and hasattr(retriever, "score_all")
-    if lexical and any(b.name > 1.0 for b in ctx.breakdown.values()):
-        # a named symbol ranked first says which node is meant, not that the corpus answers
-        ctx = retriever.retrieve_context(ctx.query, depth * 4, names=False)
+    paged = lexical and getattr(retriever, "page_weight", 0.0) > 0
+    if lexical and (paged or any(b.name > 1.0 for b in ctx.breakdown.values())):
+        # a named symbol ranked first says which node is meant, not that the corpus answers;
+        # a page's score says where to read, not how much of the question one node covers
+        ctx = retriever.retrieve_context(ctx.query, depth * 4, names=False, pages=False)
     contexts = [ctx]
     if ctx.variants and lexical:
         contexts.append(
-            retriever.retrieve_context(ctx.query, depth * 4, variants=False, names=False)
+            retriever.retrieve_context(
+                ctx.query, depth * 4, variants=False, names=False, pages=False
+            )
         )
     best = 0.0
     for evidence in contexts:

@@ -263,6 +263,7 @@ def _write(
             lambda: [json.loads(line) for c in chunks for line in c.split(b"\n")[:-1]],
             embed,
             progress,
+            [fr.count for fr in results if fr.count],
         )
         manifest = build_manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
         manifest["checksums"] = checksum_files(tmp, known={NODES: nodes_digest})

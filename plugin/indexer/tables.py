@@ -26,6 +26,7 @@ from codecite.config.model import CodeciteConfig
 from codecite.errors import CodeciteError
 from codecite.retrievers.lexical import bm25_arrays, save_bm25_arrays
 from codecite.retrievers.mined import Rows, mine_rows
+from codecite.retrievers.pages import PAGES_DIR, page_arrays
 from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, NAMES_FILE, SETTINGS_FILE
 from codecite.retrievers.settings import RankingConstants, ScoringSettings
 from codecite.store.files import read_manifest
@@ -274,23 +275,21 @@ def write_derived(
     records: Callable[[], list[dict[str, Any]]],
     embed: Any,
     progress: Callable[[str, int, int], None] | None,
+    file_sizes: list[int],
 ) -> dict[str, Any]:
     """Write every derived table into ``index_dir``; returns manifest entries.
 
-    ``records`` gives the whole node records, only called when vectors are made.
+    ``records`` gives the whole node records, only called when vectors are made;
+    ``file_sizes`` the node count of each file with nodes, in node order (its page).
     """
     settings = scoring_settings(cfg)
-    save_bm25_arrays(
-        bm25_arrays(
-            terms.vocab,
-            terms.doc_ptr,
-            terms.doc_ids,
-            terms.doc_tf,
-            k1=cfg.retrieval.k1,
-            b=cfg.retrieval.b,
-        ),
-        index_dir,
-    )
+    counts = (terms.vocab, terms.doc_ptr, terms.doc_ids, terms.doc_tf)
+    k1, b = cfg.retrieval.k1, cfg.retrieval.b
+    save_bm25_arrays(bm25_arrays(*counts, k1=k1, b=b), index_dir)
+    if settings.page_weight > 0:  # otherwise made from the term counts if ever asked for
+        pages = np.repeat(np.arange(len(file_sizes)), file_sizes)  # nodes run file by file
+        arrays = page_arrays(*counts, pages, len(file_sizes), k1=k1, b=b)
+        save_bm25_arrays(arrays, index_dir, PAGES_DIR)
     sections, symbols = doc_edges(keys, table)
     mined = mined_table(keys, terms) if cfg.retrieval.mined_expansion else {}
     (index_dir / "extras").mkdir(exist_ok=True)

@@ -12,14 +12,15 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from codecite.errors import IndexIntegrityError
+from codecite.retrievers.pages import PageEvidence
 from codecite.store.reuse import ARRAY_FILES, ARRAYS, REUSE_DIR, VOCAB_FILE, OldRows
 from codecite.vocabulary import REBUILD_FIX
 
@@ -55,6 +56,10 @@ class NodeTerms:
             (self.prose_ptr, self.prose_ids),
             (self.ident_ptr, self.ident_ids),
         )
+
+    def counts(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """``(vocab, doc_ptr, doc_ids, doc_tf)``: what the BM25 matrices are made from."""
+        return self.vocab, self.doc_ptr, self.doc_ids, self.doc_tf
 
     def save(self, index_dir: Path) -> None:
         (index_dir / REUSE_DIR).mkdir(parents=True, exist_ok=True)
@@ -201,3 +206,9 @@ def _ptr(lengths: list[np.ndarray]) -> np.ndarray:
     if lengths:
         np.cumsum(np.concatenate(lengths), out=ptr[1:])
     return ptr
+
+
+def counted_pages(index_dir: Path, nodes: Sequence[Any], k1: float, b: float) -> PageEvidence:
+    """Page evidence of the index at ``index_dir``, made from its term counts on first use."""
+    paths = [str(n.metadata.get("source_path") or "") for n in nodes]
+    return PageEvidence.from_counts(paths, lambda: NodeTerms.load(index_dir).counts(), k1, b)

@@ -67,6 +67,10 @@ HELD_OUT = {
     "dateutil": "python-dateutil-2.9.0.post0-src",
     "emcee": "emcee-3.1.6-src",
     "uncertainties": "uncertainties-3.2.2-src",
+    "babel": "babel-2.19.0",
+    "sqlparse": "sqlparse-0.6.1",
+    "pyparsing": "pyparsing-3.3.3",
+    "more_itertools": "more_itertools-11.2.1",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
