@@ -8,6 +8,8 @@ for the text (``read_text``) and, after redaction, for the nodes
 - Python (``FileRole.PYTHON``) -> the Python parser; a file under an examples
   folder that is a script (``scripts.is_script``) is read as the gallery page it
   renders to: its docstring and variables give way to the page's sections;
+- a ``.pyi`` stub beside its module (``FileRole.STUB``) -> the Python parser, for
+  its namespace only (``lazy.attach_stub`` packages): no nodes;
 - recipes (``FileRole.RECIPE``) -> the recipe parser;
 - ``.ipynb`` -> the notebook parser (a file that is no notebook: a warning);
 - ``.md``/``.markdown``/``.rst``/``.txt`` by suffix, and every other doc file
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
-PARSER_VERSION = 19
+PARSER_VERSION = 20
 PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
 
 
@@ -71,6 +73,9 @@ def parse_text(text: str, file: CorpusFile, cfg: CodeciteConfig) -> ParsedFile:
         parsed.warnings.append(f"{file.rel}: empty file; nothing to index")
     if file.role is FileRole.PYTHON:
         _parse_python(text, file.rel, cfg, parsed)
+    elif file.role is FileRole.STUB:  # the names it binds (validation), no nodes
+        _parse_python(text, file.rel, cfg, parsed)
+        parsed.nodes = []
     elif file.role is FileRole.RECIPE:
         from .recipes import parse_recipe
 

@@ -40,13 +40,17 @@ class GetattrModel:
     names: set[str] = field(default_factory=set)  # may be returned (not lazy targets)
     lazy: dict[str, str] = field(default_factory=dict)  # name -> module defining it
     closed: bool = False  # every other name raises AttributeError
+    stub: bool = False  # lazy.attach_stub: the names are the imports of the .pyi beside it
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "names": sorted(self.names),
             "lazy": dict(sorted(self.lazy.items())),
             "closed": self.closed,
         }
+        if self.stub:
+            data["stub"] = True
+        return data
 
 
 def literal_table(source: str) -> Any:
@@ -144,16 +148,22 @@ def read_getattr(source: str, tables: Mapping[str, str], package: str) -> Getatt
 
 
 def read_lazy_attach(source: str, package: str) -> GetattrModel | None:
-    """The model of ``lazy.attach(__name__, submodules=..., submod_attrs=...)``."""
+    """The model of ``lazy.attach(__name__, submodules=..., submod_attrs=...)``.
+
+    ``lazy.attach_stub(__name__, __file__)`` reads the ``.pyi`` beside the module
+    instead: its model says so (``stub``) and stays open until the symbol table
+    reads that stub's imports (``codecite.store.symbols``).
+    """
     try:
         call = ast.parse(source.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if not (
-        isinstance(call, ast.Call)
-        and isinstance(call.func, (ast.Attribute, ast.Name))
-        and (call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id) == "attach"
-    ):
+    if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Attribute, ast.Name)):
+        return None
+    called = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
+    if called == "attach_stub":
+        return GetattrModel(stub=True)
+    if called != "attach":
         return None
     model = GetattrModel(closed=True)
     for kw in call.keywords:

@@ -186,3 +186,64 @@ def test_codecite_validate_exits_1_on_both_made_up_imports(tmp_path: Path) -> No
         )
         assert out.returncode == 1, out.stdout + out.stderr
         assert f"{bad}:1: error:" in out.stdout and made_up in out.stdout, out.stdout
+
+
+# -- lazy.attach_stub: the names are the imports of the .pyi beside the module ---------
+@pytest.fixture
+def stub_tree(tmp_path: Path) -> Path:
+    """A built copy of the fixtures (the real walk: stubs are found beside their modules)."""
+    import codecite
+
+    dest = tmp_path / "lazypkgs"
+    shutil.copytree(LAZY, dest, ignore=shutil.ignore_patterns(".codecite*"))
+    codecite.build(dest)
+    return dest
+
+
+def _validate(tree: Path, code: str) -> dict:
+    import codecite
+
+    return validate_generated_code(code, index=codecite.load(tree), package="stubpkg")
+
+
+def test_lazy_loader_attach_stub_reads_the_stub_beside_the_module(stub_tree):
+    import codecite
+
+    ok = _validate(stub_tree, "from stubpkg import Image, filters, load\nload(path='x')\n")
+    assert ok["ok"] and ok["warnings"] == [], ok
+    assert {"stubpkg.Image", "stubpkg.load"} <= set(ok["checked"])
+    bad = _validate(
+        stub_tree, "from stubpkg import gaussian\nimport stubpkg\nstubpkg.load(pth=1)\n"
+    )
+    assert bad["errors"][0].startswith(
+        "'stubpkg' has no attribute or submodule 'gaussian' (did you mean "
+        "`stubpkg.filters.gaussian`"
+    )
+    assert (
+        "stubpkg.load() got an unexpected keyword argument 'pth' (did you mean `path`?)"
+        in (bad["errors"])
+    )
+    # the stub is read for its names only: it adds no node to the index
+    index = codecite.load(stub_tree)
+    assert not [n for n in index.nodes if n.metadata["source_path"].endswith(".pyi")]
+
+
+def test_an_edited_stub_is_read_again_by_the_next_build(stub_tree):
+    import codecite
+
+    stub = stub_tree / "stubpkg" / "__init__.pyi"
+    stub.write_text(stub.read_text(encoding="utf-8") + "from .filters import gaussian\n")
+    codecite.build(stub_tree)  # incremental: only the stub changed
+    assert _validate(stub_tree, "from stubpkg import gaussian\n")["ok"]
+
+
+def test_a_stub_beside_a_module_without_attach_stub_changes_nothing(stub_tree):
+    import codecite
+
+    # the module is what runs: a .pyi naming more than it defines does not make it so
+    (stub_tree / "lazypkg" / "io.pyi").write_text("def phantom() -> None: ...\n")
+    codecite.build(stub_tree)
+    result = validate_generated_code(
+        "from lazypkg.io import phantom\n", index=codecite.load(stub_tree), package="lazypkg"
+    )
+    assert result["errors"] == ["'lazypkg.io' has no attribute or submodule 'phantom'"]

@@ -88,6 +88,7 @@ class FileRole(str, Enum):
     PYTHON = "python"
     DOC = "doc"
     RECIPE = "recipe"
+    STUB = "stub"  # a .pyi beside its module: read for the names it binds, no nodes
 
 
 RACY_NS = 2_000_000_000

@@ -278,11 +278,21 @@ class _Walker:
             return SkipReason.BUILT_IN
         if _excluded_by_config(rel, self.cfg.exclude):
             return SkipReason.EXCLUDED
-        if os.path.splitext(name)[1].lower() not in self.suffixes:
+        if os.path.splitext(name)[1].lower() not in self.suffixes and not self._is_stub(rel):
             return SkipReason.SUFFIX
         return None
 
+    def _is_stub(self, rel: str) -> bool:
+        """A ``.pyi`` beside the module it describes (``lazy.attach_stub`` reads it)."""
+        return (
+            rel.endswith(".pyi")
+            and ".pyi" not in self.suffixes
+            and os.path.isfile(os.path.join(self.root, rel[:-1]))
+        )
+
     def _role(self, rel: str) -> FileRole:
+        if self._is_stub(rel):
+            return FileRole.STUB
         if rel.endswith(PYTHON_SUFFIXES):
             return FileRole.PYTHON
         if rel.lower().endswith(MARKDOWN_SUFFIXES) and rel.startswith(self.recipe_dirs):

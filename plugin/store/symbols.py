@@ -31,6 +31,35 @@ SYMBOL_KEYS = (
 )
 
 
+def module_namespaces(namespaces: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Namespaces by module; a ``.pyi`` stub beside a module counts only for
+    ``lazy.attach_stub``: its package-relative imports are what the module answers.
+
+    Without ``attach_stub`` the module itself is what runs, so its namespace wins
+    over the stub's; a stub with no module beside it stands for the module.
+    """
+    modules: dict[str, dict[str, Any]] = {}
+    stubs: dict[str, dict[str, Any]] = {}
+    for ns in namespaces:
+        is_stub = str(ns.get("source_path", "")).endswith(".pyi")
+        (stubs if is_stub else modules)[ns["module"]] = ns
+    for module, stub in stubs.items():
+        ns = modules.get(module)
+        if ns is None:
+            modules[module] = stub
+        elif (ns.get("getattr") or {}).get("stub"):
+            modules[module] = _attached(ns, stub)
+    return modules
+
+
+def _attached(ns: dict[str, Any], stub: dict[str, Any]) -> dict[str, Any]:
+    """``ns`` (a module calling ``lazy.attach_stub``) answering what ``stub`` imports."""
+    package = ns["module"] + "."
+    lazily = {k: v for k, v in stub.get("imports", {}).items() if v.startswith(package)}
+    getattr_model = {"names": [], "lazy": {}, "closed": True, "stub": stub["source_path"]}
+    return {**ns, "imports": {**ns.get("imports", {}), **lazily}, "getattr": getattr_model}
+
+
 @dataclass
 class SymbolTable:
     """Modules (with their top-level bindings) and code symbols by qualified name.
@@ -48,7 +77,7 @@ class SymbolTable:
     def from_parts(
         cls, namespaces: Iterable[dict[str, Any]], nodes_metadata: Iterable[dict[str, Any]]
     ) -> SymbolTable:
-        modules = {ns["module"]: ns for ns in namespaces}
+        modules = module_namespaces(namespaces)
         symbols: dict[str, dict[str, Any]] = {}
         for meta in nodes_metadata:
             if meta.get("kind") in CODE_KINDS and meta.get("symbol"):
@@ -59,7 +88,7 @@ class SymbolTable:
     @classmethod
     def of_names(cls, namespaces: Iterable[dict[str, Any]], names: Iterable[str]) -> SymbolTable:
         """A table that knows which symbols exist but not their details (a build needs no more)."""
-        return cls({ns["module"]: ns for ns in namespaces}, {name: {} for name in names})
+        return cls(module_namespaces(namespaces), {name: {} for name in names})
 
     # -- persistence -------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
