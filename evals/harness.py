@@ -65,6 +65,15 @@ def decide(index: Any, query: str, ctx: Any) -> Decision:
 Decider = Callable[[Any, str, Any], Decision]
 
 
+def _retrieved_for(index: Any, query: str) -> str:
+    """What ``ask`` retrieves with: the query without the request phrase it opens with."""
+    if not hasattr(index, "config"):
+        return query
+    from codecite.answers.routing import content_query, route_query
+
+    return content_query(query, route_query(query, index.config))
+
+
 def _overview_if_meta(index: Any, query: str, top: int, ctx: Any) -> Any:
     """What the answer cites for a question about the assistant itself, as ``ask`` does."""
     from codecite.answers.overview import overview_context
@@ -98,7 +107,7 @@ class CodeciteSystem:
 
     def run(self, query: str, top: int) -> Run:
         start = time.perf_counter()
-        ctx = self.index.query(query, k=top, dense=self.dense)
+        ctx = self.index.query(_retrieved_for(self.index, query), k=top, dense=self.dense)
         if not ctx.nodes and hasattr(self.index, "config"):
             ctx = _overview_if_meta(self.index, query, top, ctx)
         latency = (time.perf_counter() - start) * 1000.0

@@ -9,9 +9,11 @@ predictable and testable. The rule, in order:
 2. then the default phrases of ``meta`` (questions about codecite itself), ``code``
    ("write a script", "give me code") and ``workflow`` ("run", "apply",
    "correct my data"), in that order;
-3. a query that opens with a question word ("how", "what", "why", ...) is a
-   ``question`` even if it mentions a workflow verb ("how do I apply ...?" asks
-   for an explanation; "apply ... to line 22" asks for an action);
+3. a query that opens with a question word ("how", "what", "why", ...) or ends
+   with "?" is a ``question`` even if it mentions a workflow verb ("how do I
+   apply ...?" asks for an explanation; "apply ... to line 22" asks for an
+   action); without configured workflows a workflow verb counts only where it
+   opens the request ("run the server", not "I need them to run in order");
 4. in a project that configures workflows, a request that opens with an action
    verb (``WORKFLOW_OPENERS``: "process line 22", "correct the static shift") or
    with a workflow's one-word keyword ("denoise the survey data") is a ``workflow``;
@@ -181,6 +183,12 @@ def _opens_with_question(lowered: str) -> bool:
     return bool(words) and words[0] in QUESTION_OPENERS
 
 
+def _leading(lowered: str, phrase: str) -> re.Match[str] | None:
+    """``phrase`` opening the request (after lead-ins such as "please" or "now")."""
+    lead = "|".join(sorted(map(re.escape, REQUEST_LEAD_INS)))
+    return re.match(rf"\W*(?:(?:{lead})\W+)*{_phrase_pattern(phrase.lower())}", lowered)
+
+
 def _first_word(lowered: str) -> str | None:
     words = re.findall(r"[\w']+", lowered)
     while words and words[0] in REQUEST_LEAD_INS:
@@ -207,10 +215,18 @@ def classify_intent(
     catalogue = CATALOGUE.search(lowered.strip())
     if catalogue:
         return Intent.META.value, catalogue.group(0)
-    question = _opens_with_question(lowered)
+    question = _opens_with_question(lowered) or lowered.rstrip().endswith("?")
     for name in _PRIORITY:
         hit = _first_match(lowered, DEFAULT_INTENT_PHRASES[name])
-        if hit and not (question and name == Intent.WORKFLOW.value):
+        # "run the server" asks for an action; "I need them to run in order" does not,
+        # unless the project configures workflows to act on
+        if (
+            hit
+            and name == Intent.WORKFLOW.value
+            and (question or (workflow_words is None and not _leading(lowered, hit)))
+        ):
+            continue
+        if hit:
             return name, hit
     first = _first_word(lowered) if workflow_words is not None and not question else None
     if first is not None and (first in WORKFLOW_OPENERS or first in set(workflow_words or ())):
@@ -219,16 +235,23 @@ def classify_intent(
 
 
 def content_query(query: str, route: Route) -> str:
-    """The query without its request phrase ("write a script that", "run"), for retrieval.
+    """A code request without the phrase it opens with ("write a script that"), for
+    retrieval.
 
     Request words carry the intent, not the topic; left in, words such as
     "write" or "script" match nothing in the corpus and dilute the evidence.
-    The query is kept whole when too little would remain.
+    A phrase elsewhere in the query is part of its topic ("I want my script to
+    act as a client") and stays, and so does a workflow request's verb, which
+    may name the API ("run git log" is ``run_process``). The query is kept whole
+    when too little would remain.
     """
-    if not route.matched or route.intent == Intent.META.value:
+    if not route.matched or route.intent != Intent.CODE.value:
+        return query  # a workflow's verb may name its API: "run" in "run git log" is run_process
+    lead = _leading(query.lower(), route.matched)
+    if lead is None:  # "I want my script to act as a client": the phrase is the topic
         return query
-    pattern = rf"{_phrase_pattern(route.matched)}(?:\s+(?:that|which|to|for))?"
-    rest = " ".join(re.sub(pattern, " ", query, count=1, flags=re.I).split())
+    rest = re.sub(r"^\s*(?:that|which|to|for)\b", "", query[lead.end() :], flags=re.I)
+    rest = " ".join(rest.split())
     return rest if len(re.findall(r"\w+", rest)) >= 2 else query
 
 

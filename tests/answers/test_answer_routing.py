@@ -27,6 +27,9 @@ from codecite.config.model import CodeciteConfig, WorkflowRule
         ("list the recipes you know", "meta"),
         ("what does the static shift workflow do?", "question"),  # one named thing
         ("process line 22", "question"),  # no workflows configured: only a word
+        ("run git log as a child program", "workflow"),  # opens the request
+        ("I only want my handler to run when one object emits the event", "question"),
+        ("if one plugin raises, do the others still run?", "question"),  # ends with "?"
     ],
 )
 def test_default_intents(query: str, intent: str) -> None:
@@ -90,3 +93,21 @@ def test_content_query_drops_the_request_phrase() -> None:
     )
     short = route_query("run it")
     assert content_query("run it", short) == "run it"  # too little would remain
+
+
+@pytest.mark.parametrize(
+    ("query", "content"),
+    [
+        ("give me code to compute the strike angle", "compute the strike angle"),
+        # a workflow request keeps its verb: it may name the API (trio's run_process)
+        ("run git log as a child program", "run git log as a child program"),
+        ("write a script that computes the strike angle", "computes the strike angle"),
+        # the phrase inside the query is its topic, not a request: kept
+        (
+            "I want my script to act as a websocket client",
+            "I want my script to act as a websocket client",
+        ),
+    ],
+)
+def test_content_query_drops_only_the_phrase_the_request_opens_with(query, content) -> None:
+    assert content_query(query, route_query(query)) == content
