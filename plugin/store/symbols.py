@@ -44,11 +44,11 @@ def module_namespaces(namespaces: Iterable[dict[str, Any]]) -> dict[str, dict[st
         is_stub = str(ns.get("source_path", "")).endswith(".pyi")
         (stubs if is_stub else modules)[ns["module"]] = ns
     for module, stub in stubs.items():
-        ns = modules.get(module)
-        if ns is None:
+        found = modules.get(module)
+        if found is None:
             modules[module] = stub
-        elif (ns.get("getattr") or {}).get("stub"):
-            modules[module] = _attached(ns, stub)
+        elif (found.get("getattr") or {}).get("stub"):
+            modules[module] = _attached(found, stub)
     return modules
 
 
