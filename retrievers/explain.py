@@ -48,10 +48,11 @@ def explain_text(ctx: RetrievedContext) -> str:
             f"{_factor_terms(b)} = {b.composed:.3f}"
         )
         if b.propagated_from:
-            src = labels.get(b.propagated_from, b.propagated_from)
+            src = labels.get(b.propagated_from) or b.propagated_label or b.propagated_from
+            lender_kind = kinds.get(b.propagated_from) or b.propagated_kind
             how = (
                 "scored as its alias"
-                if kinds.get(b.propagated_from) in CODE_KINDS
+                if lender_kind in CODE_KINDS
                 else "propagated from doc section"
             )
             lines.append(f"    {how} {src}: final {b.final:.3f}")

@@ -98,6 +98,8 @@ class ScoreBreakdown:
     bm25_v: float = 0.0
     name: float = 1.0
     bm25_page: float = 0.0  # P(f): the file's BM25, on the file's best node (retrievers.pages)
+    propagated_label: str | None = None  # the lender's label and kind, for --explain
+    propagated_kind: str | None = None
 
     def factors(self) -> tuple[float, ...]:
         """The factors of ``composed``, in the order the scorer multiplies them."""

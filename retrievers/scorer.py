@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import bm25s
 import numpy as np
 
+from codecite.node_parsers.schema import node_label
+
 from . import boosts
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores
@@ -285,6 +287,8 @@ class LexicalScorer:
             zero_config=float(a.zero_config[i]),
             composed=float(parts["composed"][i]),
             propagated_from=self.nodes[src].node_id if src >= 0 else None,
+            propagated_label=node_label(self.nodes[src].metadata) if src >= 0 else None,
+            propagated_kind=self.nodes[src].metadata.get("kind") if src >= 0 else None,
             final=float(final[i]),
         )
 

@@ -79,3 +79,14 @@ def test_a_query_that_finds_an_alias_finds_what_it_renames(tmp_path: Path) -> No
     explained = explain_text(ctx)
     assert "scored as its alias pkg.ib" in explained
     assert "propagated from doc section Attributes" in explained
+    # a lender ranked below the rows shown is still named, by its label and kind
+    rows = [n.node.node_id for n in ctx.nodes]
+    for k in range(1, len(rows) + 1):
+        top = codecite.load(root).query("declare each attribute of a record", k=k)
+        shown = {n.node.node_id for n in top.nodes}
+        lenders = {b.propagated_from for b in top.breakdown.values()} - {None} - shown
+        if lenders:
+            break
+    assert lenders, "no row shown without its lender"
+    text = explain_text(top)
+    assert not any(lender in text for lender in lenders)  # labels, never node ids
