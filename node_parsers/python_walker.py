@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .conventions import attach_docstring, creates_logger, read_add_newdoc, read_late_docstring
 from .python_getattr import read_getattr, read_lazy_attach
+from .python_messages import raised_messages
 from .python_namespace import ModuleNamespace
 from .python_params import format_parameters, parse_parameters
 from .python_syntax import decorators, docstring_of, is_private, squash, string_value, text, unwrap
@@ -274,7 +275,8 @@ class ModuleWalker:
         signature = squash(f"{name}{text(params_node)}") + (f" -> {text(ret)}" if ret else "")
         if is_async:
             signature = "async " + signature
-        doc = docstring_of(definition.child_by_field_name("body"))
+        body = definition.child_by_field_name("body")
+        doc = docstring_of(body)
         symbol_type = "method" if kind == NodeKind.PYTHON_METHOD else "function"
         for dec in decos:
             if dec in _PROPERTY_DECORATORS or dec.endswith((".setter", ".getter", ".deleter")):
@@ -293,6 +295,9 @@ class ModuleWalker:
             decorators=decos,
             docstring=doc,
         )
+        messages = raised_messages(body)
+        if messages:  # what it raises or warns with, for a pasted message (python_messages)
+            meta["messages"] = messages
         if any(d in _OVERLOAD_DECORATORS for d in decos) and not doc:
             return signature  # a typing stub of the implementation that follows: not a node
         deco = "".join(f"@{d}\n" for d in decos)

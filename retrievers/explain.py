@@ -22,6 +22,11 @@ def explain_text(ctx: RetrievedContext) -> str:
         + (f"  [{ctx.expansion_source}]" if ctx.expansion_source else ""),
         f"variants v(q):   {' '.join(ctx.variants) or '(none)'}",
         f"workflow:        {ctx.workflow or '(none inferred)'}",
+        *(
+            [f"message:         raised by {', '.join(ctx.raisers[:5])} (named: b_name)"]
+            if ctx.raisers
+            else []
+        ),
         f"top score:       {ctx.top_score:.3f}  (own words: no v(q), name 1; what answer-or-ask"
         " reads, so rows may score higher)"
         + (f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),

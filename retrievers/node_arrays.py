@@ -10,6 +10,7 @@ import numpy as np
 from codecite.vocabulary import CODE_KINDS, PAGE_KINDS  # sections of one page: one cap
 
 from . import boosts
+from .messages import MessageTable
 from .names import NameTable
 from .propagation import DocPropagation
 from .settings import ScoringSettings
@@ -56,6 +57,7 @@ class NodeArrays:
         ]
         self.leaf_index = boosts.LeafIndex(leaves)
         self.neutral = typed("name", np.ones(len(metas)))  # b_name where nothing is named
+        self.messages = MessageTable([m.get("messages") for m in metas])
         self.names = NameTable(
             [sym if is_code else None for sym, is_code in zip(symbols, self.code, strict=True)],
             [m.get("symbol_type") for m in metas],

@@ -140,6 +140,7 @@ class RetrievedContext:
     mode: str = "lexical"
     variants: list[str] = field(default_factory=list)
     page_weight: float = 0.0  # wp: 0 when page evidence is off
+    raisers: list[str] = field(default_factory=list)  # code raising a quoted message
 
     def node_with_scores(self) -> list[NodeWithScore]:
         """The ranked nodes as LlamaIndex ``NodeWithScore`` (for a LlamaIndex pipeline)."""

@@ -173,6 +173,10 @@ class LexicalScorer:
         sym = typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
         nb = s.name_boost if names else boosts.NEUTRAL
         named = a.names.mask(query) if nb > boosts.NEUTRAL else None
+        quoted = a.messages.match(query) if named is not None and s.message_evidence else None
+        if quoted is not None:  # the code raising a pasted message (retrievers.messages)
+            raisers, rest = quoted
+            named = a.names.mask(rest) | raisers
         if named is not None and not named.any():
             named = None  # nothing named: b_name is 1 everywhere
         by_name = {
@@ -202,6 +206,7 @@ class LexicalScorer:
             "variants": forms,
             "v": v,
             "page": page,
+            "raisers": quoted[0] if quoted is not None else None,
             "top": top,
             "workflow": workflow,
             "q": q,
@@ -263,6 +268,10 @@ class LexicalScorer:
             page_weight=self.page_weight if pages else 0.0,
         )
         ctx.top_score = parts["top"]
+        if parts["raisers"] is not None:
+            ctx.raisers = [
+                str(self.nodes[i].metadata.get("symbol")) for i in np.flatnonzero(parts["raisers"])
+            ]
         for i in order:
             node = self.nodes[i]
             ctx.nodes.append(Hit(node, float(final[i])))

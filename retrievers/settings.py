@@ -124,6 +124,9 @@ class RankingConstants:
     page_weight: Number = Field(
         default=0.0, description="wp in L = ... + wp * P(f): the file's score, to its best node"
     )
+    message_evidence: Switch = Field(
+        default=True, description="a pasted error message names the code that raises it"
+    )
 
 
 @dataclass(frozen=True, config=SETTINGS_CONFIG)

@@ -1,0 +1,117 @@
+"""Message evidence: a pasted error or warning message ranks the code raising it first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import codecite
+from codecite.node_parsers.python import parse_python_source
+from codecite.retrievers.explain import explain_text
+from codecite.retrievers.messages import MessageTable, pasted_message
+
+SOURCE = '''
+import warnings
+
+
+class Registry:
+    """Plugins by name."""
+
+    def enable(self, names):
+        """Enable the named rules."""
+        missing = [n for n in names if n not in self.rules]
+        if missing:
+            raise ValueError(f"Registry. Failed to enable unknown rule(s): {missing}")
+
+    def load(self, path):
+        """Load rules from a file."""
+        if not path:
+            raise OSError("no path")  # too short to be evidence
+        raise KeyError("cannot load %s: the file is not a rule set" % path)
+
+    def old_name(self):
+        """Deprecated."""
+
+        def inner():
+            warnings.warn("{} is deprecated, use {}".format("old_name", "new_name"), stacklevel=2)
+
+        return inner
+
+
+def linkify(text):
+    """Turn plain-text links into anchors."""
+    raise ModuleNotFoundError(
+        "Linkify enabled "
+        "but not installed."
+    )
+'''
+
+
+def _messages(source: str) -> dict[str, list[str]]:
+    parsed = parse_python_source(source.encode("utf-8"), "pkg/core.py", "pkg.core")
+    return {n.metadata["symbol"]: n.metadata.get("messages") for n in parsed.nodes}
+
+
+def test_the_parser_keeps_the_templates_a_function_raises_or_warns_with() -> None:
+    found = _messages(SOURCE)
+    assert found["pkg.core.Registry.enable"] == ["Registry. Failed to enable unknown rule(s): {}"]
+    assert found["pkg.core.Registry.load"] == ["cannot load {}: the file is not a rule set"]
+    assert found["pkg.core.Registry.old_name"] == ["{} is deprecated, use {}"]  # a nested def
+    assert found["pkg.core.linkify"] == ["Linkify enabled but not installed."]
+    assert found["pkg.core.Registry"] is None  # a class body raises nothing itself
+
+
+def test_a_pasted_message_matches_the_template_sharing_most_of_its_text() -> None:
+    table = MessageTable(
+        [
+            ["Registry. Failed to enable unknown rule(s): {}"],
+            ["Failed to enable {}"],  # shares less of the text
+            None,
+            ["Linkify enabled but not installed."],
+        ]
+    )
+    mask, rest = table.match("ValueError: Registry. Failed to enable unknown rule(s): ['tables']")
+    assert mask.tolist() == [True, False, False, False]
+    assert "Registry" not in rest and "['tables']" in rest  # the message's own words are out
+    assert table.match("ModuleNotFoundError: Linkify enabled but not installed.")[0][3]
+    assert table.match("how do I enable a rule?") is None  # no message quoted
+    assert table.match("ValueError: something else entirely") is None
+    assert pasted_message("I get `TqdmWarning: IProgress not found` in Jupyter") == (
+        "IProgress not found` in Jupyter"
+    )
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("messages") / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text('"""A rule registry."""\n')
+    (root / "pkg" / "core.py").write_text(SOURCE)
+    codecite.build(root)
+    return root
+
+
+def test_the_raiser_ranks_first_and_explain_says_why(repo: Path) -> None:
+    index = codecite.load(repo)
+    query = "ValueError: Registry. Failed to enable unknown rule(s): ['tables']"
+    ctx = index.query(query, k=3)
+    assert ctx.nodes[0].node.metadata["symbol"] == "pkg.core.Registry.enable"
+    assert ctx.raisers == ["pkg.core.Registry.enable"]
+    assert "message:         raised by pkg.core.Registry.enable (named: b_name)" in explain_text(
+        ctx
+    )
+    # without message evidence the class the message mentions is the named one
+    plain = index.with_settings(message_evidence=False).query(query, k=3)
+    assert plain.raisers == []
+    assert plain.nodes[0].node.metadata["symbol"] == "pkg.core.Registry"
+
+
+def test_an_ordinary_question_is_ranked_as_before(repo: Path) -> None:
+    index = codecite.load(repo)
+    for query in ("how do I enable a rule", "Registry.load", "turn links into anchors"):
+        a = index.query(query, k=5)
+        b = index.with_settings(message_evidence=False).query(query, k=5)
+        assert [h.node.node_id for h in a.nodes] == [h.node.node_id for h in b.nodes]
+        assert np.allclose([h.score for h in a.nodes], [h.score for h in b.nodes])
