@@ -105,7 +105,10 @@ def migrated_tables(tree: Path) -> str:
             f"paths = {json.dumps(paths.get(workflow, []))}",
             "",
         ]
-    lines += ["[priorities]", *(f"{json.dumps(p)} = 2" for p in cfg["HIGH_PRIORITY_PATHS"])]
+    # the reference's priority_for: 3 for its high-priority areas, 2 for docs/source and
+    # the root documents, else 1
+    lines += ["[priorities]", *(f"{json.dumps(p)} = 3" for p in cfg["HIGH_PRIORITY_PATHS"])]
+    lines += [f"{json.dumps(p)} = 2" for p in ("docs/source", *cfg.get("ROOT_DOCS", ()))]
     merged: dict[str, list[str]] = {}
     for trigger, terms in expansions:
         merged.setdefault(trigger, [])
