@@ -1,7 +1,11 @@
 """The terms of the composed score, each a pure function (docs/retrieval.md, sections 2-5).
 
-    L(c) = BM25(c, q) + 0.35 * BM25(c, e(q)) + 0.8 * BM25(c, v(q))
+    L(c) = BM25(c, q) + 0.35 * BM25(c, e(q)) + 0.8 * BM25(c, v(q)) [+ wp * P(f(c))]
     s(c) = L(c) * priority(c) * b_wf * b_recipe * b_sym * b_fb * z(c) * b_name
+
+The bracketed page term is opt-in (``page_weight``, default 0): ``retrievers.pages``
+adds it to ``lexical_score`` for each file's best node. ``b_name`` also names the
+code raising a pasted error message (``retrievers.messages``).
 
 These are the functions the scorer runs: ``retrievers/bm25.py`` calls them on
 one NumPy array per term (a value per node), ``retrievers/propagation.py`` along
