@@ -1,9 +1,7 @@
 """A loaded index: nodes, the lexical retriever, the symbol table, stale checks.
 
-``codecite.load(path)`` is the notebook entry point; every CLI command is a
-call on this object too.
-
-Loading trusts nothing on disk: every file is size-checked and matched with its
+``codecite.load(path)`` is the entry point of notebooks and every CLI command. Loading
+trusts nothing on disk: every file is size-checked and matched with its
 checksum in the manifest, every parse failure becomes ``IndexIntegrityError``
 naming the file, and the manifest is read again at the end so that a load that
 raced a build's swap is retried rather than returning a mix of two indexes.
@@ -224,18 +222,20 @@ class CodeciteIndex:
         dense: bool = False,
         **kwargs: Any,
     ) -> Any:
-        """A LlamaIndex retriever over this index (lexical, or hybrid with ``dense``)."""
+        """A LlamaIndex retriever (lexical, or hybrid with ``dense``); ``node_postprocessors``."""
         from codecite.retrievers.bm25 import CodeciteRetriever
 
         dense_options = {k: kwargs.pop(k) for k in DENSE_OPTIONS if k in kwargs}
-        lexical = self._lexical(
+        postprocessors = list(kwargs.pop("node_postprocessors", None) or ())
+        retriever = self._lexical(
             CodeciteRetriever, similarity_top_k, kind, workflow, path, filters=filters, **kwargs
         )
-        if not dense:
-            return lexical
-        from codecite.dense.retrieval import hybrid_retriever
+        if dense:  # the hybrid retriever fuses the lexical one with the vectors
+            from codecite.dense.retrieval import hybrid_retriever as hybrid
 
-        return hybrid_retriever(self, lexical, similarity_top_k, **dense_options)
+            retriever = hybrid(self, retriever, similarity_top_k, **dense_options)
+        retriever.node_postprocessors = postprocessors
+        return retriever
 
     def scorer(self, similarity_top_k: int = 10, **options: Any) -> LexicalScorer:
         """``retriever``'s lexical ranking without LlamaIndex (plain hits): what ``query`` uses."""

@@ -20,6 +20,7 @@ from llama_index.retrievers.bm25 import BM25Retriever
 from .lexical import load_bm25, save_bm25
 from .pages import PageEvidence
 from .persist import load_retriever, persist_retriever
+from .rerank import rerank_context
 from .results import to_node_with_score
 from .scorer import (
     CANDIDATES_PER_RESULT,
@@ -89,8 +90,13 @@ class CodeciteRetriever(LexicalScorer, BM25Retriever):
             kwargs.setdefault("pages", PageEvidence.from_tokens(paths, tokens))
         return cls(list(nodes), bm25, **kwargs)
 
+    node_postprocessors: Sequence[Any] = ()  # LlamaIndex rerankers, after the ranking
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return [to_node_with_score(hit) for hit in self.retrieve_context(query_bundle).nodes]
+        ctx = rerank_context(
+            self.retrieve_context(query_bundle), self.node_postprocessors, query_bundle.query_str
+        )
+        return [to_node_with_score(hit) for hit in ctx.nodes]
 
     # -- persistence ---------------------------------------------------------------------
     def persist(self, path: str, encoding: str = "utf-8", **kwargs: Any) -> None:

@@ -61,6 +61,11 @@ def explain_text(ctx: RetrievedContext) -> str:
                 else "propagated from doc section"
             )
             lines.append(f"    {how} {src}: final {b.final:.3f}")
+        if b.rerank_score is not None:
+            lines.append(
+                f"    reranked by {', '.join(ctx.reranked_by)}: {b.rerank_score:.4f} "
+                f"(s(c) {b.final:.3f})"
+            )
         if b.dense_cosine is not None or b.dense_rank is not None:
             lines.append(
                 f"    dense cosine {b.dense_cosine}, lexical rank {b.lexical_rank}, "

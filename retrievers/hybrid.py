@@ -50,6 +50,7 @@ from .fusion import (
     l2_normalise,
     reciprocal_rank_fusion,
 )
+from .rerank import rerank_context
 from .results import Hit, RetrievedContext, ScoreBreakdown
 from .tokenizer import identifier_mentions
 
@@ -200,8 +201,13 @@ class HybridRetriever(BaseRetriever):
         mentions = identifier_mentions(query)
         return bool(np.any(boosts.names_symbol(arrays.leaf_index, mentions)))
 
+    node_postprocessors: Sequence[Any] = ()  # LlamaIndex rerankers, after the fusion
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self.retrieve_context(query_bundle).node_with_scores()
+        ctx = self.retrieve_context(query_bundle)
+        return rerank_context(
+            ctx, self.node_postprocessors, query_bundle.query_str
+        ).node_with_scores()
 
     def _query_vector(self, embed: Callable[[str], Sequence[float]], query: str) -> np.ndarray:
         vector = np.asarray(embed(query), dtype=np.float32)

@@ -100,6 +100,7 @@ class ScoreBreakdown:
     bm25_page: float = 0.0  # P(f): the file's BM25, on the file's best node (retrievers.pages)
     propagated_label: str | None = None  # the lender's label and kind, for --explain
     propagated_kind: str | None = None
+    rerank_score: float | None = None  # a node postprocessor's score (retrievers.rerank)
 
     def factors(self) -> tuple[float, ...]:
         """The factors of ``composed``, in the order the scorer multiplies them."""
@@ -141,6 +142,7 @@ class RetrievedContext:
     variants: list[str] = field(default_factory=list)
     page_weight: float = 0.0  # wp: 0 when page evidence is off
     raisers: list[str] = field(default_factory=list)  # code raising a quoted message
+    reranked_by: list[str] = field(default_factory=list)  # node postprocessors applied
 
     def node_with_scores(self) -> list[NodeWithScore]:
         """The ranked nodes as LlamaIndex ``NodeWithScore`` (for a LlamaIndex pipeline)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -47,6 +47,7 @@ from codecite.answers.registry import ProjectRegistry
 from codecite.answers.routing import Intent, content_query, route_query
 from codecite.answers.session import Turn
 from codecite.answers.texts import clarification, index_summary, offline_answer, workflow_notice
+from codecite.retrievers.rerank import rerank_context
 from codecite.retrievers.results import Scored
 from codecite.vocabulary import CODE_KINDS
 
@@ -155,6 +156,7 @@ class Answerer:
     dense: bool = False
     answer_template: Any = DEFAULT_ANSWER_PROMPT
     source: Callable[[Scored], Any] = field(default=_same)
+    node_postprocessors: Sequence[Any] = ()  # LlamaIndex rerankers (retrievers.rerank)
 
     def _registry(self) -> ProjectRegistry:
         if self.registry is None:
@@ -177,6 +179,7 @@ class Answerer:
             ctx = overview_context(self.index, standalone, self.similarity_top_k)
         lexical = getattr(retriever, "lexical", retriever)  # a hybrid wraps the lexical one
         conf = assess(lexical, ctx, project is not None, floor=self.index.config.confidence_floor)
+        ctx = rerank_context(ctx, self.node_postprocessors, standalone)  # after the decision
         actx = assemble(
             self.index,
             ctx,

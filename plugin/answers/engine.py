@@ -53,6 +53,9 @@ class CodeciteQueryEngine(CustomQueryEngine):
     streaming: bool = Field(default=False)
     dense: bool = Field(default=False)
     answer_template: Any = Field(default=DEFAULT_ANSWER_PROMPT)
+    node_postprocessors: list[Any] = Field(
+        default_factory=list, description="LlamaIndex node postprocessors (rerankers)"
+    )
 
     def answerer(self) -> Answerer:
         """The plain answer pass with this engine's settings (sources as ``NodeWithScore``)."""
@@ -68,6 +71,7 @@ class CodeciteQueryEngine(CustomQueryEngine):
             dense=self.dense,
             answer_template=self.answer_template,
             source=to_node_with_score,
+            node_postprocessors=self.node_postprocessors,
         )
         answerer._registry()
         self.registry = answerer.registry  # made once, kept for the next query
