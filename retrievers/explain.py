@@ -27,6 +27,11 @@ def explain_text(ctx: RetrievedContext) -> str:
             if ctx.raisers
             else []
         ),
+        *(
+            [f"rewrites:        {' | '.join(ctx.rewrites)} (fused with the query, RRF)"]
+            if ctx.rewrites
+            else []
+        ),
         f"top score:       {ctx.top_score:.3f}  (own words: no v(q), name 1; what answer-or-ask"
         " reads, so rows may score higher)"
         + (f"   top cosine: {ctx.top_cosine:.3f}" if ctx.top_cosine is not None else ""),

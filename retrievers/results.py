@@ -143,6 +143,7 @@ class RetrievedContext:
     page_weight: float = 0.0  # wp: 0 when page evidence is off
     raisers: list[str] = field(default_factory=list)  # code raising a quoted message
     reranked_by: list[str] = field(default_factory=list)  # node postprocessors applied
+    rewrites: list[str] = field(default_factory=list)  # LLM rewrites fused with the query
 
     def node_with_scores(self) -> list[NodeWithScore]:
         """The ranked nodes as LlamaIndex ``NodeWithScore`` (for a LlamaIndex pipeline)."""

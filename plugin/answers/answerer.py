@@ -43,6 +43,7 @@ from codecite.answers.context import (
 from codecite.answers.followups import Rewrite, rewrite_followup
 from codecite.answers.overview import OVERVIEW_MODE, overview_context
 from codecite.answers.protocols import IndexLike
+from codecite.answers.query_rewrite import ask_rewrites, fused_context
 from codecite.answers.registry import ProjectRegistry
 from codecite.answers.routing import Intent, content_query, route_query
 from codecite.answers.session import Turn
@@ -157,6 +158,9 @@ class Answerer:
     answer_template: Any = DEFAULT_ANSWER_PROMPT
     source: Callable[[Scored], Any] = field(default=_same)
     node_postprocessors: Sequence[Any] = ()  # LlamaIndex rerankers (retrievers.rerank)
+    rewrite_queries: bool = False  # with an LLM: its rewrites fused in (query_rewrite)
+    rewrite_cache: dict[str, Any] = field(default_factory=dict)
+    _rewrite: Any = field(default=None, init=False, repr=False)  # this question's rewrites
 
     def _registry(self) -> ProjectRegistry:
         if self.registry is None:
@@ -179,7 +183,10 @@ class Answerer:
             ctx = overview_context(self.index, standalone, self.similarity_top_k)
         lexical = getattr(retriever, "lexical", retriever)  # a hybrid wraps the lexical one
         conf = assess(lexical, ctx, project is not None, floor=self.index.config.confidence_floor)
-        ctx = rerank_context(ctx, self.node_postprocessors, standalone)  # after the decision
+        llm = resolve_llm(self.llm) if self.rewrite_queries else None
+        if llm is not None:  # after the decision, which reads the user's own words
+            ctx = self._rewritten(llm, retriever, ctx, standalone)
+        ctx = rerank_context(ctx, self.node_postprocessors, standalone)
         actx = assemble(
             self.index,
             ctx,
@@ -191,6 +198,13 @@ class Answerer:
             query=standalone,
         )
         return Prepared(query, rewrite, ctx.query, actx)
+
+    def _rewritten(self, llm: Any, retriever: Any, ctx: Any, query: str) -> Any:
+        packages = ", ".join(self.index.config.packages) or "in this repository"
+        cache = getattr(self.session, "rewrites", self.rewrite_cache)
+        rewrite = ask_rewrites(llm, query, packages, cache)
+        self._rewrite = rewrite
+        return fused_context(retriever, ctx, rewrite, self.similarity_top_k)
 
     def query(self, query_str: str) -> Answer:
         prep = self.prepare(query_str)
@@ -304,6 +318,7 @@ class Answerer:
             "degraded": actx.degraded,
             "dropped": actx.dropped,
             "runs_anything": False,
+            "query_rewrite": self._rewrite.to_json() if self._rewrite is not None else None,
         }
 
     def _remember(self, prep: Prepared, meta: dict[str, Any]) -> None:

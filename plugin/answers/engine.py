@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from llama_index.core.base.response.schema import Response, StreamingResponse
-from llama_index.core.bridge.pydantic import Field
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.prompts import PromptTemplate
 from llama_index.core.query_engine import CustomQueryEngine
 from pydantic import SkipValidation
@@ -56,6 +56,10 @@ class CodeciteQueryEngine(CustomQueryEngine):
     node_postprocessors: list[Any] = Field(
         default_factory=list, description="LlamaIndex node postprocessors (rerankers)"
     )
+    rewrite_queries: bool = Field(
+        default=False, description="with an LLM, fuse its query rewrites in (query_rewrite)"
+    )
+    _rewrite_cache: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def answerer(self) -> Answerer:
         """The plain answer pass with this engine's settings (sources as ``NodeWithScore``)."""
@@ -72,6 +76,8 @@ class CodeciteQueryEngine(CustomQueryEngine):
             answer_template=self.answer_template,
             source=to_node_with_score,
             node_postprocessors=self.node_postprocessors,
+            rewrite_queries=self.rewrite_queries,
+            rewrite_cache=self._rewrite_cache,
         )
         answerer._registry()
         self.registry = answerer.registry  # made once, kept for the next query

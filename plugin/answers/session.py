@@ -72,6 +72,7 @@ class Session:
     turns: list[Turn] = field(default_factory=list)
     choices: dict[str, Any] = field(default_factory=dict)
     workflow_history: list[dict[str, Any]] = field(default_factory=list)
+    rewrites: dict[str, Any] = field(default_factory=dict, repr=False)  # per question, unsaved
 
     @classmethod
     def load(cls, path: str | Path) -> Session:

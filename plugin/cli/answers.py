@@ -37,6 +37,11 @@ def _configure_common(p: argparse.ArgumentParser) -> None:
         metavar="PROVIDER:MODEL",
         help="synthesize with an LLM, e.g. openai:gpt-4o-mini (default: offline)",
     )
+    p.add_argument(
+        "--rewrite",
+        action="store_true",
+        help="with --llm: also retrieve for the model's rewrites of the question, fused in",
+    )
     p.add_argument("-k", type=int, default=8, help="evidence to retrieve (default 8)")
     p.add_argument("--budget", type=int, default=None, help="context token budget")
     p.add_argument("--dense", action="store_true", help="fuse dense retrieval (needs --embed)")
@@ -72,6 +77,7 @@ def _engine(args: argparse.Namespace, session: Any) -> Any:
     from codecite.answers.answerer import Answerer
 
     kwargs: dict[str, Any] = {"similarity_top_k": args.k, "dense": args.dense}
+    kwargs["rewrite_queries"] = bool(getattr(args, "rewrite", False))
     if args.budget:
         kwargs["token_budget"] = args.budget
     return Answerer(index=load_index(args), llm=make_llm(args.llm), session=session, **kwargs)
