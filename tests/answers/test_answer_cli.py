@@ -51,7 +51,7 @@ def test_help_lists_the_flags(command: str, capsys) -> None:
     with pytest.raises(SystemExit):
         main([command, "--help"])
     out = capsys.readouterr().out
-    for flag in ("--repo", "--config", "--index-dir", "--session", "--llm", "--json"):
+    for flag in ("--repo", "--config", "--index-dir", "--session", "--llm", "--rewrite", "--json"):
         assert flag in out
 
 
@@ -62,3 +62,21 @@ def test_main_in_a_host_process_leaves_its_collector_alone(built_sample, capsys)
     assert main(["query", "load survey", "-C", str(built_sample)]) == 0
     assert main(["ask", "what parameters does load_survey take?", "-C", str(built_sample)]) == 0
     assert gc.get_freeze_count() == before  # only the codecite command freezes its heap
+
+
+def test_ask_rewrite_fuses_the_models_rewrites(built_sample: Path, capsys, monkeypatch) -> None:
+    from answers_support import ScriptedLLM
+
+    script = json.dumps({"rewrites": ["SurveyReader.read_station"], "answer": "read_station"})
+    llm = ScriptedLLM(script=[script, "The station is read by read_station [1]."])
+    monkeypatch.setattr("codecite.cli.answers.make_llm", lambda spec: llm)
+    question = "open one site by its label"
+    args = ["ask", question, "-C", str(built_sample), "--llm", "openai:x", "--json"]
+    assert main([*args, "--rewrite"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["metadata"]["query_rewrite"]["rewrites"] == ["SurveyReader.read_station"]
+    assert "Rewrite the question below" in llm.prompts[0]
+    llm.prompts.clear()
+    assert main(args) == 0  # without --rewrite the model is not asked to rewrite
+    assert json.loads(capsys.readouterr().out)["metadata"]["query_rewrite"] is None
+    assert not any("Rewrite the question below" in p for p in llm.prompts)
