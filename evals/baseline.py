@@ -99,6 +99,10 @@ class BaselineSystem:
     def from_index(cls, index: Any, top: int) -> BaselineSystem:
         from llama_index.retrievers.bm25 import BM25Retriever
 
+        from codecite.retrievers.lexical import quiet_bm25s
+
+        quiet_bm25s()  # that import sets bm25s's logger back to DEBUG
+
         paths = sorted(
             {str(n.metadata["source_path"]) for n in index.nodes if n.metadata.get("source_path")}
         )

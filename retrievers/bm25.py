@@ -17,7 +17,7 @@ import bm25s
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.retrievers.bm25 import BM25Retriever
 
-from .lexical import load_bm25, save_bm25
+from .lexical import load_bm25, quiet_bm25s, save_bm25
 from .pages import PageEvidence
 from .persist import load_retriever, persist_retriever
 from .rerank import rerank_context
@@ -33,6 +33,8 @@ from .scorer import (
     variant_scores,
 )
 from .settings import ScoringSettings
+
+quiet_bm25s()  # importing llama_index.retrievers.bm25 set bm25s's logger back to DEBUG
 
 
 class CodeciteRetriever(LexicalScorer, BM25Retriever):

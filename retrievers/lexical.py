@@ -20,8 +20,15 @@ if TYPE_CHECKING:
     import bm25s
 
 logger = logging.getLogger(__name__)
-# bm25s sets its own logger to DEBUG at import, which floods any basicConfig handler.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+
+def quiet_bm25s() -> None:
+    """bm25s sets its own logger to DEBUG (again when llama-index-retrievers-bm25 is
+    imported), which floods any handler with "Building index from IDs objects"."""
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+
+quiet_bm25s()
 
 BM25_DIR = "bm25"
 

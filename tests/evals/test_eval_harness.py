@@ -161,3 +161,12 @@ def test_a_question_about_the_assistant_retrieves_its_overview(index, tmp_path) 
     assert meta.intent == "meta" and meta.n_retrieved > 0
     assert nonsense.n_retrieved == 0
     assert report.overall()["nonempty_retrieval_rate"] == 1.0  # the second expects none
+
+
+def test_the_baseline_does_not_flood_the_log(index, suites, caplog) -> None:
+    # llama-index-retrievers-bm25 sets bm25s's logger back to DEBUG when imported
+    import logging
+
+    with caplog.at_level(logging.DEBUG):
+        run_eval(index, suites[:1], k=10, baseline=True)
+    assert not [r for r in caplog.records if r.name.startswith("bm25s")]
