@@ -65,23 +65,19 @@ def decide(index: Any, query: str, ctx: Any) -> Decision:
 Decider = Callable[[Any, str, Any], Decision]
 
 
-def _retrieved_for(index: Any, query: str) -> str:
-    """What ``ask`` retrieves with: the query without the request phrase it opens with."""
+def _answer_retrieval(index: Any, query: str, top: int, dense: bool) -> Any:
+    """What ``ask`` retrieves: the query without a code request's opening phrase, and for
+    a question about the assistant that finds nothing, its overview (README, recipes)."""
     if not hasattr(index, "config"):
-        return query
-    from codecite.answers.routing import content_query, route_query
-
-    return content_query(query, route_query(query, index.config))
-
-
-def _overview_if_meta(index: Any, query: str, top: int, ctx: Any) -> Any:
-    """What the answer cites for a question about the assistant itself, as ``ask`` does."""
+        return index.query(query, k=top, dense=dense)
     from codecite.answers.overview import overview_context
-    from codecite.answers.routing import Intent, route_query
+    from codecite.answers.routing import Intent, content_query, route_query
 
-    if route_query(query, index.config).intent != Intent.META.value:
-        return ctx
-    return overview_context(index, query, top)
+    route = route_query(query, index.config)  # once, for both
+    ctx = index.query(content_query(query, route), k=top, dense=dense)
+    if not ctx.nodes and route.intent == Intent.META.value:
+        return overview_context(index, query, top)
+    return ctx
 
 
 class System(Protocol):
@@ -107,9 +103,7 @@ class CodeciteSystem:
 
     def run(self, query: str, top: int) -> Run:
         start = time.perf_counter()
-        ctx = self.index.query(_retrieved_for(self.index, query), k=top, dense=self.dense)
-        if not ctx.nodes and hasattr(self.index, "config"):
-            ctx = _overview_if_meta(self.index, query, top, ctx)
+        ctx = _answer_retrieval(self.index, query, top, self.dense)
         latency = (time.perf_counter() - start) * 1000.0
         decision = self.decider(self.index, query, ctx)
         return Run(tuple(item_of(n) for n in ctx.nodes), decision, latency, ctx.degraded)
