@@ -6,7 +6,7 @@ Reads the comments and string literals (docstrings included) of every module
 of the standard library this interpreter runs on (tests, idlelib and lib2to3
 left out), tokenizes them as codecite tokenizes a query, and keeps each plain
 word that occurs in at least ``--min-files`` files. The confidence rule reads
-the list (``codecite.answers.confidence``): a query word that the indexed corpus never
+the list (``codecite.retrievers.evidence``): a query word that the indexed corpus never
 uses but that is common in Python prose ("month", "working", "somebody") says
 little about whether the corpus can answer; a word missing from both ("celery",
 "flexbox") may name another tool. Run it by hand; nothing runs it at build,
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     header = (
         f"# {len(words)} words found in >= {args.min_files} of {files} standard-library "
         f"modules' comments and strings\n# (Python {version}); made by "
-        "scripts/common_words.py, read by codecite.answers.confidence\n"
+        "scripts/common_words.py, read by codecite.retrievers.evidence\n"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(header + "\n".join(words) + "\n", encoding="utf-8")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from codecite.answers import confidence
+from codecite.retrievers import evidence as confidence
 from codecite.retrievers import tokenizer
 from codecite.retrievers.tokenizer import MAX_QUERY_CHARS, Mentions
 

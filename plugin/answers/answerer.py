@@ -182,7 +182,9 @@ class Answerer:
         if route.intent == Intent.META.value and not ctx.nodes:  # "what can you do?"
             ctx = overview_context(self.index, standalone, self.similarity_top_k)
         lexical = getattr(retriever, "lexical", retriever)  # a hybrid wraps the lexical one
-        conf = assess(lexical, ctx, project is not None, floor=self.index.config.confidence_floor)
+        calibration = (getattr(self.index, "manifest", None) or {}).get("calibration")
+        floor = self.index.config.confidence_floor
+        conf = assess(lexical, ctx, project is not None, floor=floor, calibration=calibration)
         llm = resolve_llm(self.llm) if self.rewrite_queries else None
         if llm is not None:  # after the decision, which reads the user's own words
             ctx = self._rewritten(llm, retriever, ctx, standalone)
@@ -309,6 +311,7 @@ class Answerer:
                 "floor": conf.floor,
                 "rule": conf.rule,
                 "reason": conf.reason,
+                "features": conf.features,
             },
             "top_score": actx.top_score,
             "line": actx.project.to_json() if actx.project else None,  # the registry entry

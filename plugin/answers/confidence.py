@@ -2,216 +2,65 @@
 
 The rule (docs/answers.md, "Confidence: answer or ask"): ``confident <=>
 project context resolved OR top_score >= tau``. An explicit
-``confidence_floor`` keeps exactly that rule with the raw composed score.
-But raw BM25 grows with corpus size and query
-length (tau = 25.0 was calibrated on one 11,000-chunk corpus), so with no
-configured floor codecite compares a size-independent score instead:
+``confidence_floor`` keeps exactly that rule with the raw composed score. But
+raw BM25 grows with corpus size and query length (tau = 25.0 was calibrated on
+one 11,000-chunk corpus), so with no configured floor the build calibrates the
+index on itself (``codecite.indexer.calibration``: questions generated from its
+own docstrings and docs, and bundled off-topic questions) and the decision reads
+several signals (``codecite.retrievers.evidence``), each with its own floor:
 
-    coverage = sum_{t in q, t matched by a top-3 node} idf(t) / sum_{t in q} idf(t)
+1. *unknown name*: a name in the query (an acronym, CamelCase, a mid-sentence
+   capital) occurs nowhere in the corpus: "PostgreSQL", "Celery";
+2. *vague*: fewer than two specific words once complaint words are set aside;
+3. *coverage*: the share of the query's idf mass the top evidence matches, at
+   least ``CALIBRATED_COVERAGE_FLOOR`` (``DEFAULT_COVERAGE_FLOOR`` on an index
+   built before calibration existed, where it is the only floor);
+4. *score*: the best node's composed score, at least the index's calibrated
+   floor: ``SCORE_FACTOR`` times the median best score of the generated questions.
+   A question scoring under 40% of what a typical question about this corpus
+   scores is probably about something else.
 
-(the top 3 distinct pieces of evidence: a node ranked by doc propagation is
-evidence through the section that lent it relevance, counted once)
-
-where a query token absent from the corpus weighs like the rarest token
-(idf of df = 1), or half that when the token is a word common in Python's own
-prose (``data/common_words.txt``: in at least 5 of the standard library's 601
-modules' comments and strings). A missing "celery" or "flexbox" may name
-another tool; a missing "month" or "somebody" only says the corpus is small.
-Coverage is the share of the query's information that the
-best evidence accounts for; it is in [0, 1] at any corpus size. Two checks
-come before it, each for a failure coverage cannot see:
-
-- *unknown name*: the query names something (an acronym, a CamelCase or
-  capitalised word inside a sentence) that occurs nowhere in the corpus;
-  "PostgreSQL", "Celery", "BaseModel" point at another tool ("TypeError" and
-  Python's other builtin names do not);
-- *vague*: fewer than two specific words remain once generic complaint
-  words ("still", "doesn't work", "any ideas") are set aside.
-
-Measured on the jinja2 and attrs dev suites, see docs/answers.md.
+The first signal that falls short is the reason the clarification gives.
+Measured on 45 suites and the vague sets: docs/answers.md.
 """
 
 from __future__ import annotations
 
-import builtins
-import math
-import re
-from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from codecite.retrievers.results import RetrievedContext
-from codecite.retrievers.tokenizer import tokenize
-
-DEFAULT_COVERAGE_FLOOR = 0.40
-COMMON_ABSENT_SHARE = 0.5  # of the rarest token's idf, for a common word the corpus lacks
-COVERAGE_DEPTH = 3
-MIN_SPECIFIC_TOKENS = 2
-VAGUE_WORDS = frozenset(
-    """
-still doesn don didn isn wasn won work works working worked keep keeps kept idea ideas
-anything something everything thing things stuff help problem problems issue issues
-wrong broken now update updated updating again happen happens happening fail fails failing
-failed slow fast weird strange happened suddenly anymore ever tried try trying
-crash crashes crashing crashed broke fix fixes fixed fixing stopped hang hangs hanging hung
-""".split()
+from codecite.retrievers.evidence import (
+    CALIBRATED_COVERAGE_FLOOR,
+    DEFAULT_COVERAGE_FLOOR,
+    SCORE_FACTOR,
+    judge,
 )
-GENERIC_NAMES = frozenset({"i", "python", "ok", "okay", "hi", "hello", "thanks", "please"})
-# Python's own names (TypeError, DeprecationWarning, ...) belong to every Python corpus
-BUILTIN_NAMES = frozenset(name.lower() for name in dir(builtins) if not name.startswith("_"))
-_NAMED = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9]*)(?![\w])")
+from codecite.retrievers.results import RetrievedContext
+
+__all__ = [
+    "CALIBRATED_COVERAGE_FLOOR",
+    "DEFAULT_COVERAGE_FLOOR",
+    "SCORE_FACTOR",
+    "Confidence",
+    "assess",
+    "zero_config",
+]
 
 
 @dataclass(frozen=True)
 class Confidence:
-    """The decision and the numbers behind it."""
+    """The decision and the numbers behind it.
+
+    ``score`` and ``floor`` are those of the signal that decided (the first that
+    fell short, else coverage); ``features`` has every signal measured.
+    """
 
     confident: bool
     score: float
     floor: float
     rule: str
     reason: str
-
-
-def _idf(bm25: Any) -> tuple[np.ndarray, float]:
-    indptr = np.asarray(bm25.scores["indptr"])
-    n = int(bm25.scores["num_docs"])
-    df = np.diff(indptr)
-    return np.log(1 + (n - df + 0.5) / (df + 0.5)), math.log(1 + (n - 0.5) / 1.5)
-
-
-def named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
-    """Names in the query (acronyms, CamelCase, mid-sentence capitals) unknown to the corpus."""
-    out = []
-    known: dict[str, bool] = {}  # a long query repeats its words: tokenize each once
-    for m in _NAMED.finditer(query):
-        word = m.group(1)
-        lowered = word.lower()
-        if (
-            lowered in GENERIC_NAMES
-            or lowered in BUILTIN_NAMES
-            or not _looks_like_name(query, m.start(), word)
-        ):
-            continue
-        if word not in known:
-            tokens = tokenize(word)
-            known[word] = not tokens or tokens[0] in vocab  # the whole name, not its parts
-        if not known[word]:
-            out.append(word)
-    return out
-
-
-def _looks_like_name(query: str, start: int, word: str) -> bool:
-    inner_capital = any(c.isupper() for c in word[1:])
-    if inner_capital or (word.isupper() and len(word) > 1):
-        return True
-    if not word[0].isupper():
-        return False
-    before = _last_non_space(query, start)
-    return before is not None and before not in ".?!:;\"'`(["
-
-
-def _last_non_space(text: str, end: int) -> str | None:
-    """The last character of ``text[:end].rstrip()``, without copying ``text[:end]``
-    (which made a query of many names quadratic)."""
-    i = end - 1
-    while i >= 0 and text[i].isspace():
-        i -= 1
-    return text[i] if i >= 0 else None
-
-
-@cache
-def common_words() -> frozenset[str]:
-    """Words common in the standard library's prose (``scripts/common_words.py`` made the list)."""
-    text = files("codecite").joinpath("data/common_words.txt").read_text(encoding="utf-8")
-    return frozenset(
-        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
-    )
-
-
-def token_weights(bm25: Any, tokens: list[str]) -> dict[str, float]:
-    """The weight of each query token in coverage: its idf in the corpus; for a token
-    the corpus never uses, the idf of the rarest token, halved for a common word."""
-    idf, max_idf = _idf(bm25)
-    common = common_words()
-    return {
-        t: (
-            float(idf[bm25.vocab_dict[t]])
-            if t in bm25.vocab_dict
-            else max_idf * (COMMON_ABSENT_SHARE if t in common else 1.0)
-        )
-        for t in tokens
-    }
-
-
-def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH) -> float:
-    """Share of the query's idf mass matched by the top ``depth`` nodes.
-
-    With word variants on, the evidence is the better of two top-``depth`` lists:
-    the ranking shown and the ranking by the user's own words alone. Either way
-    only the user's own words count as matched: variants widen the search, not
-    the claim. Both are ranked without the name factor ``b_name``: a symbol the
-    query names, lifted to the top, says which node is meant, not how much of
-    the question the corpus covers; and without page evidence (``page_weight``),
-    for the same reason.
-    """
-    bm25 = retriever.bm25
-    weights = token_weights(bm25, ctx.tokens)
-    total = sum(weights.values())
-    if total <= 0 or not ctx.nodes:
-        return 0.0
-    lexical = ctx.mode == "lexical" and hasattr(retriever, "score_all")
-    paged = lexical and getattr(retriever, "page_weight", 0.0) > 0
-    if lexical and (paged or any(b.name > 1.0 for b in ctx.breakdown.values())):
-        # a named symbol ranked first says which node is meant, not that the corpus answers;
-        # a page's score says where to read, not how much of the question one node covers
-        ctx = retriever.retrieve_context(ctx.query, depth * 4, names=False, pages=False)
-    contexts = [ctx]
-    if ctx.variants and lexical:
-        contexts.append(
-            retriever.retrieve_context(
-                ctx.query, depth * 4, variants=False, names=False, pages=False
-            )
-        )
-    best = 0.0
-    for evidence in contexts:
-        rows = _row_indexes(retriever, evidence, depth)
-        matched = 0.0
-        for tok, w in weights.items():
-            tid = bm25.vocab_dict.get(tok)
-            if tid is None:
-                continue
-            lo, hi = int(bm25.scores["indptr"][tid]), int(bm25.scores["indptr"][tid + 1])
-            if np.isin(np.asarray(bm25.scores["indices"][lo:hi]), rows).any():
-                matched += w
-        best = max(best, matched / total)
-    return best
-
-
-def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarray:
-    arrays = getattr(retriever, "_arrays", None)  # shared by the retrievers of one index
-    positions = arrays.positions() if arrays is not None else getattr(retriever, "_positions", None)
-    if positions is None:
-        positions = {n.node_id: i for i, n in enumerate(retriever.nodes)}
-        retriever._positions = positions
-    evidence: dict[str, set[str]] = {}
-    for n in ctx.nodes:
-        lent = ctx.breakdown.get(n.node.node_id)
-        # a node ranked by doc propagation counts as the section that lent it relevance,
-        # once however many symbols that section names; its own text adds to that evidence
-        lender = lent.propagated_from if lent is not None and lent.propagated_from else None
-        if lender is None and len(evidence) == depth:
-            break
-        if lender is not None and lender not in evidence and len(evidence) == depth:
-            continue
-        evidence.setdefault(lender or n.node.node_id, {lender or n.node.node_id}).add(
-            n.node.node_id
-        )
-    rows = {positions[i] for ids in evidence.values() for i in ids if i in positions}
-    return np.array(sorted(rows), dtype=np.int64)
+    features: dict[str, Any] = field(default_factory=dict)
 
 
 def assess(
@@ -219,11 +68,13 @@ def assess(
     ctx: RetrievedContext,
     project_resolved: bool = False,
     floor: float | None = None,
+    calibration: dict[str, Any] | None = None,
 ) -> Confidence:
     """Decide whether the evidence in ``ctx`` is strong enough to answer.
 
     ``floor``: an explicitly configured ``confidence_floor`` (raw ``top_score``
-    rule); None selects the zero-config coverage rule.
+    rule); None selects the zero-config rule, with the index's ``calibration``
+    (the manifest's entry) when it has one.
     """
     if project_resolved:
         return Confidence(
@@ -242,31 +93,34 @@ def assess(
             "configured_floor",
             f"top score {ctx.top_score:.2f} {'>=' if ok else '<'} floor {floor:.2f}",
         )
-    return _zero_config(retriever, ctx)
+    return zero_config(retriever, ctx, calibration)
 
 
-def _zero_config(retriever: Any, ctx: RetrievedContext) -> Confidence:
-    floor = DEFAULT_COVERAGE_FLOOR
-    unknown = named_unknowns(ctx.query, retriever.bm25.vocab_dict)
-    if unknown:
-        return Confidence(
-            False,
-            0.0,
-            floor,
-            "calibrated",
-            f"{', '.join(unknown[:3])} does not occur in the indexed corpus",
+def zero_config(
+    retriever: Any, ctx: RetrievedContext, calibration: dict[str, Any] | None = None
+) -> Confidence:
+    """The zero-config decision: the four signals of the module docstring, in order."""
+    v = judge(retriever, ctx, calibration)
+    f = {**v.features, "fell_short": v.fell_short}
+    cov_floor = f["coverage_floor"]
+    if v.fell_short == "unknown_name":
+        why = f"{', '.join(f['unknown_names'])} does not occur in the indexed corpus"
+        return Confidence(False, 0.0, cov_floor, "calibrated", why, f)
+    if v.fell_short == "vague":
+        why = "the question is too vague to match specific evidence"
+        return Confidence(False, 0.0, cov_floor, "calibrated", why, f)
+    score = f["coverage"]
+    if v.fell_short == "coverage":
+        why = f"the best evidence covers {score:.0%} of the query (< {cov_floor:.0%})"
+        return Confidence(False, score, cov_floor, "calibrated", why, f)
+    if v.fell_short == "score":
+        top, low = f["top_score"], f["score_floor"]
+        why = (
+            f"the best evidence scores {top:.2f}, under this index's calibrated floor {low:.2f} "
+            f"({SCORE_FACTOR:.0%} of the median score of questions generated from it)"
         )
-    specific = [t for t in ctx.tokens if t not in VAGUE_WORDS]
-    if len(specific) < MIN_SPECIFIC_TOKENS:
-        return Confidence(
-            False, 0.0, floor, "calibrated", "the question is too vague to match specific evidence"
-        )
-    score = coverage(retriever, ctx)
-    ok = score >= floor
-    return Confidence(
-        ok,
-        score,
-        floor,
-        "calibrated",
-        f"the best evidence covers {score:.0%} of the query ({'>=' if ok else '<'} {floor:.0%})",
-    )
+        return Confidence(False, top, low, "calibrated", why, f)
+    why = f"the best evidence covers {score:.0%} of the query (>= {cov_floor:.0%})"
+    if "score_floor" in f:
+        why += f" and scores {f['top_score']:.2f} (>= {f['score_floor']:.2f})"
+    return Confidence(True, score, cov_floor, "calibrated", why, f)

@@ -172,6 +172,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         f"  doc references resolved: {(stats.get('doc_refs') or {}).get('edges', 0)}; "
         f"mined expansion words: {(stats.get('mined_expansion') or {}).get('words', 0)}"
     )
+    print(f"  answer or ask: {calibration_line(stats.get('calibration'), index.config)}")
     print(
         f"  secrets redacted: {redaction.values} in {len(redaction.files)} file(s)"
         if redaction.enabled
@@ -186,6 +187,32 @@ def cmd_stats(args: argparse.Namespace) -> int:
     for warning in stats["warnings"]:
         print(f"  warning: {warning}")
     return EXIT_OK
+
+
+def calibration_line(cal: dict[str, Any] | None, cfg: Any) -> str:
+    """How this index decides to answer or ask (docs/answers.md, "Calibration")."""
+    from codecite.retrievers.evidence import CALIBRATED_COVERAGE_FLOOR, DEFAULT_COVERAGE_FLOOR
+
+    if cfg.confidence_floor is not None:
+        return f"confidence_floor {cfg.confidence_floor} configured (the calibration is not used)"
+    if not cal:
+        return (
+            "not calibrated (built by an older codecite: rebuild); "
+            f"coverage floor {DEFAULT_COVERAGE_FLOOR:.0%}"
+        )
+    if cal.get("score_floor") is None:
+        return (
+            f"only {cal['probes']} questions could be generated from the index: "
+            f"coverage floor {DEFAULT_COVERAGE_FLOOR:.0%} alone"
+        )
+    refused, clarified = cal.get("probes_refused") or 0.0, cal.get("offtopic_clarified") or 0.0
+    return (
+        f"calibrated on {cal['probes']} questions generated from the index and "
+        f"{cal['offtopic_probes']} off-topic ones: score floor {cal['score_floor']:.2f} "
+        f"({cal['score_factor']:g} x median {cal['median_probe_score']:.2f}), coverage floor "
+        f"{CALIBRATED_COVERAGE_FLOOR:.0%}; asks back on {refused:.0%} of the generated and "
+        f"{clarified:.0%} of the off-topic questions"
+    )
 
 
 COMMANDS = (

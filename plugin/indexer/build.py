@@ -49,6 +49,7 @@ from codecite.store.symbols import SymbolTable
 from codecite.store.term_counts import NewRows, assemble, merge_runs
 from codecite.vocabulary import CODE_KINDS
 
+from .calibration import calibrate, keep_previous
 from .file_result import FileResult
 from .manifest import build_manifest
 from .previous import Previous, load_previous, reusable_manifest
@@ -191,7 +192,9 @@ def _update(
     """
     previous = load_previous(cfg, old_manifest) if old_manifest is not None else None
     results, reparsed = _parse_all(corpus, cfg, previous.files if previous else {}, progress)
-    return _write(cfg, corpus, results, previous, embed, progress, journal), reparsed
+    calibration = (old_manifest or {}).get("calibration") if previous is not None else None
+    manifest = _write(cfg, corpus, results, previous, embed, progress, journal, calibration)
+    return manifest, reparsed
 
 
 def _parse_all(
@@ -219,7 +222,9 @@ def _write(
     embed: Any,
     progress: Progress | None,
     journal: Journal,
+    calibration: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Write the new index; ``calibration`` is the previous one, kept if still valid."""
     from codecite.indexer.tables import annotate_public, write_derived  # retrieval-side tables
 
     terms = assemble(
@@ -265,6 +270,11 @@ def _write(
             progress,
             [fr.count for fr in results if fr.count],
         )
+        if not keep_previous(calibration, len(keys)):
+            if progress is not None:
+                progress("calibrating", 0, 1)
+            calibration = calibrate_staged(tmp, results, chunks)
+        derived["calibration"] = calibration
         manifest = build_manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
         manifest["checksums"] = checksum_files(tmp, known={NODES: nodes_digest})
         manifest[SEAL] = seal(manifest)
@@ -272,6 +282,25 @@ def _write(
         write_json(tmp / MANIFEST, manifest)
         swap_in(tmp, cfg.index_path, journal)
     return manifest
+
+
+def calibrate_staged(tmp: Path, results: list[FileResult], chunks: list[bytes]) -> dict[str, Any]:
+    """The calibration of the index staged in ``tmp`` (``codecite.indexer.calibration``).
+
+    A file parsed by this build still has its records: only reused files' lines are decoded.
+    """
+    from codecite.retrievers.lexical import load_bm25
+    from codecite.retrievers.persist import load_parts, record_from_json
+    from codecite.retrievers.scorer import LexicalScorer
+
+    nodes = [
+        record_from_json(rec)
+        for fr, chunk in zip(results, chunks, strict=True)
+        for rec in (fr.records if fr.chunk is None else map(json.loads, chunk.split(b"\n")[:-1]))
+    ]
+    parts = load_parts(tmp, nodes)
+    parts["feedback"] = {}  # the probes measure the corpus, not the votes on it
+    return calibrate(LexicalScorer(nodes, load_bm25(tmp), **parts), nodes)
 
 
 def _new_rows(fr: FileResult) -> NewRows:

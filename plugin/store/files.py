@@ -186,6 +186,7 @@ class Manifest(TypedDict, total=False):
     lexical: dict[str, Any]
     doc_refs: dict[str, Any]
     mined_expansion: dict[str, Any]
+    calibration: dict[str, Any]  # answer-or-ask, per index (codecite.indexer.calibration)
     embedding: dict[str, Any] | None
     checksums: dict[str, str]
     seal: str

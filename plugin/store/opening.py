@@ -165,6 +165,7 @@ def manifest_summary(index_dir: Path, m: Manifest) -> dict[str, Any]:
         "embedding": m.get("embedding"),
         "doc_refs": m.get("doc_refs"),
         "mined_expansion": m.get("mined_expansion"),
+        "calibration": m.get("calibration"),
         "skipped": skipped,
         "warnings": m.get("warnings", []),
     }

@@ -9,15 +9,14 @@ from pathlib import Path
 import pytest
 from llama_index.core.schema import TextNode
 
-from codecite.answers.confidence import (
+from codecite.answers.confidence import DEFAULT_COVERAGE_FLOOR, assess
+from codecite.retrievers.bm25 import CodeciteRetriever
+from codecite.retrievers.evidence import (
     COMMON_ABSENT_SHARE,
-    DEFAULT_COVERAGE_FLOOR,
-    assess,
     common_words,
     coverage,
     token_weights,
 )
-from codecite.retrievers.bm25 import CodeciteRetriever
 
 REPO = Path(__file__).resolve().parents[2]
 TEXTS = [
@@ -94,7 +93,7 @@ def test_the_list_maker_reads_comments_and_strings_only_and_skips_tests(tmp_path
 
 
 def test_python_builtin_names_are_not_unknown_tools_but_other_names_are() -> None:
-    from codecite.answers.confidence import named_unknowns
+    from codecite.retrievers.evidence import named_unknowns
 
     vocab = _retriever().bm25.vocab_dict
     query = "Calling expire raises a TypeError and a DeprecationWarning, unlike in Celery or PyPI"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from codecite.answers.confidence import _row_indexes
+from codecite.retrievers.evidence import _row_indexes
 from codecite.retrievers.results import RetrievedContext, ScoreBreakdown
 
 
@@ -67,8 +67,8 @@ def test_a_symbol_lent_by_a_section_below_the_cut_adds_nothing() -> None:
 def test_coverage_takes_the_better_evidence_of_the_shown_and_the_own_word_ranking() -> None:
     import dataclasses
 
-    from codecite.answers.confidence import coverage
     from codecite.retrievers.bm25 import CodeciteRetriever
+    from codecite.retrievers.evidence import coverage
 
     texts = [
         "cache cache cache pages expire",

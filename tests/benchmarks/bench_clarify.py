@@ -2,16 +2,19 @@
 
     python tests/benchmarks/bench_clarify.py [--corpora DIR]
 
-Two sets, both written without looking at codecite:
+Three sets, all written without looking at codecite:
 
 - ``heldout/vague.jsonl``: 20 vague complaints and 20 short answerable
   questions about a command-line or web library, run on the click and flask
   held-out corpora (the libraries those short questions are about);
 - ``heldout/vague2.jsonl`` (held-out round 8): 30 vague complaints and 30
   short questions, each line naming the library's help box it was typed into
-  (werkzeug, anyio or urllib3).
+  (werkzeug, anyio or urllib3);
+- ``heldout/vague3.jsonl`` (held-out round 15): 40 and 40, on patsy, simpy,
+  pydash and tenacity.
 
-Each corpus is built under ``--corpora`` with no configuration. Prints per
+Each corpus is built under ``--corpora`` with no configuration and decided with
+its own calibration (``bench_answer_or_ask.py`` prints the fixed floor beside it). Prints per
 corpus: vague messages clarified and short questions answered, and per set
 how many vague messages the vague-word check alone catches (the rest must
 fail the coverage floor to be clarified).
@@ -27,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import codecite
-from codecite.answers.confidence import MIN_SPECIFIC_TOKENS, VAGUE_WORDS, assess
+from codecite.answers.confidence import assess
+from codecite.retrievers.evidence import MIN_SPECIFIC_TOKENS, VAGUE_WORDS
 from codecite.retrievers.tokenizer import query_tokens
 
 HERE = Path(__file__).resolve().parent
@@ -72,6 +76,7 @@ def clarify_tables(corpora: Path, overrides: dict[str, Any] | None = None) -> in
     sets = {
         "vague.jsonl": _rows("vague.jsonl", ("click", "flask")),
         "vague2.jsonl": _rows("vague2.jsonl", ()),
+        "vague3.jsonl": _rows("vague3.jsonl", ()),
     }
     needed = sorted({r["corpus"] for rows in sets.values() for r in rows})
     missing = [name for name in needed if not (corpora / HELD_OUT[name]).is_dir()]
@@ -91,8 +96,11 @@ def clarify_tables(corpora: Path, overrides: dict[str, Any] | None = None) -> in
                 codecite.build(corpus, index_dir=tmp)
                 index = codecite.load(corpus, index_dir=tmp, check_stale=False)
                 retriever = index.with_settings(**(overrides or {})).retriever(10)
+                calibration = index.manifest.get("calibration")  # the build's own
                 sure = [
-                    assess(retriever, retriever.retrieve_context(r["query"])).confident
+                    assess(
+                        retriever, retriever.retrieve_context(r["query"]), calibration=calibration
+                    ).confident
                     for r in mine
                 ]
             vague = [s for s, r in zip(sure, mine, strict=True) if r["vague"]]

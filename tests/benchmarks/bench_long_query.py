@@ -41,8 +41,9 @@ from regex_reference import (
 )
 
 import codecite
-from codecite.answers import confidence, routing
+from codecite.answers import routing
 from codecite.node_parsers import docs, recipes
+from codecite.retrievers import evidence as confidence
 from codecite.retrievers import expansion, tokenizer
 
 FIXTURE_REPO = Path(__file__).parents[1] / "fixtures" / "sample_repo"

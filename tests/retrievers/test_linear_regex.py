@@ -33,8 +33,9 @@ from regex_reference import (
 )
 
 import codecite
-from codecite.answers import confidence, routing
+from codecite.answers import routing
 from codecite.node_parsers import docs, recipes
+from codecite.retrievers import evidence as confidence
 from codecite.retrievers import expansion, tokenizer
 from codecite.retrievers.results import RetrievedContext
 from codecite.retrievers.tokenizer import MAX_QUERY_CHARS, Mentions, identifier_mentions

@@ -9,8 +9,8 @@ import pytest
 from llama_index.core.schema import TextNode
 
 import codecite
-from codecite.answers.confidence import coverage
 from codecite.retrievers.bm25 import CodeciteRetriever, variant_scores
+from codecite.retrievers.evidence import coverage
 from codecite.retrievers.explain import explain_text
 from codecite.retrievers.lexical import bm25_scores
 from codecite.retrievers.variants import variant_groups, variant_table
