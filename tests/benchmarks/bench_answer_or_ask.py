@@ -30,7 +30,12 @@ sys.path.insert(0, str(HERE))
 from bench_clarify import _rows as vague_rows  # noqa: E402
 from bench_quality import HELD_OUT, HELD_OUT_DIR, REPO, SUITES, _default_dir  # noqa: E402
 
-VAGUE_SETS = {"vague.jsonl": ("click", "flask"), "vague2.jsonl": (), "vague3.jsonl": ()}
+VAGUE_SETS = {
+    "vague.jsonl": ("click", "flask"),
+    "vague2.jsonl": (),
+    "vague3.jsonl": (),
+    "vague4.jsonl": (),
+}
 
 
 def _clarified(index: Any, query: str, calibrated: bool) -> bool:

@@ -2,7 +2,7 @@
 
     python tests/benchmarks/bench_clarify.py [--corpora DIR]
 
-Three sets, all written without looking at codecite:
+Four sets, all written without looking at codecite:
 
 - ``heldout/vague.jsonl``: 20 vague complaints and 20 short answerable
   questions about a command-line or web library, run on the click and flask
@@ -11,7 +11,9 @@ Three sets, all written without looking at codecite:
   short questions, each line naming the library's help box it was typed into
   (werkzeug, anyio or urllib3);
 - ``heldout/vague3.jsonl`` (held-out round 15): 40 and 40, on patsy, simpy,
-  pydash and tenacity.
+  pydash and tenacity;
+- ``heldout/vague4.jsonl`` (held-out round 16): 40 and 40, on asteval,
+  periodictable, mistune and feedparser.
 
 Each corpus is built under ``--corpora`` with no configuration and decided with
 its own calibration (``bench_answer_or_ask.py`` prints the fixed floor beside it). Prints per
@@ -77,6 +79,7 @@ def clarify_tables(corpora: Path, overrides: dict[str, Any] | None = None) -> in
         "vague.jsonl": _rows("vague.jsonl", ("click", "flask")),
         "vague2.jsonl": _rows("vague2.jsonl", ()),
         "vague3.jsonl": _rows("vague3.jsonl", ()),
+        "vague4.jsonl": _rows("vague4.jsonl", ()),
     }
     needed = sorted({r["corpus"] for rows in sets.values() for r in rows})
     missing = [name for name in needed if not (corpora / HELD_OUT[name]).is_dir()]
