@@ -53,7 +53,8 @@ index = codecite.load(sys.argv[1], check_stale=False)
 load = time.perf_counter() - t
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 rng = random.Random(7)
-metas = [n.metadata for n in index.nodes if n.metadata.get("docstring") and n.metadata.get("symbol")]
+metas = [n.metadata for n in index.nodes]
+metas = [m for m in metas if m.get("docstring") and m.get("symbol")]
 queries = []
 for i, m in enumerate(rng.sample(metas, min(200, len(metas)))):
     words = m["docstring"].split(".")[0].split()[:12]
