@@ -37,22 +37,24 @@ import numpy as np
 
 from codecite.vocabulary import NodeKind
 
+from .defaults import (  # the defaults of the factors, beside the settings they seed
+    DEFAULT_EXPANSION_WEIGHT,
+    DEFAULT_FEEDBACK_FLOOR,
+    DEFAULT_NAME_BOOST,
+    DEFAULT_PRIORITY_STEP,
+    DEFAULT_PROPAGATION_SHARE,
+    DEFAULT_RECIPE_BOOST,
+    DEFAULT_SYMBOL_BOOST,
+    DEFAULT_VARIANT_WEIGHT,
+    DEFAULT_WORKFLOW_BOOST,
+)
 from .tokenizer import Mentions, is_compound
 
-DEFAULT_EXPANSION_WEIGHT = 0.35
-DEFAULT_VARIANT_WEIGHT = 0.8
 NEUTRAL = 1.0  # the value of a factor whose condition does not fire
 NEUTRAL_PRIORITY = 1
-DEFAULT_PRIORITY_STEP = 0.12
-DEFAULT_WORKFLOW_BOOST = 1.6
-DEFAULT_RECIPE_BOOST = 1.25
-DEFAULT_SYMBOL_BOOST = 1.5
-DEFAULT_NAME_BOOST = 4.0
 NAME_MARGIN = 1.05  # a named definition scores at least this much above the best other node
-DEFAULT_FEEDBACK_FLOOR = 0.15
 FEEDBACK_STEP = 0.2
 FEEDBACK_CEILING = 2.0
-DEFAULT_PROPAGATION_SHARE = 1.0
 
 # The factors of s(c) in the order they multiply (``ScoreBreakdown`` has a field for each).
 FACTORS = ("priority", "workflow", "recipe", "symbol", "feedback", "zero_config", "name")

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_COSINE_FLOOR = 0.20
-DEFAULT_RRF_K = 60
+from .defaults import DEFAULT_COSINE_FLOOR, DEFAULT_RRF_K
+
 MIN_FUSION_DEPTH = 50
 FUSION_DEPTH_FACTOR = 5
 

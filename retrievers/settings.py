@@ -27,8 +27,8 @@ from pydantic_core import PydanticCustomError
 
 from codecite.node_parsers.schema import NodeKind
 
-from . import boosts
-from .fusion import DEFAULT_COSINE_FLOOR, DEFAULT_RRF_K
+from . import defaults  # the factors' defaults (boosts.py takes the same)
+from .defaults import DEFAULT_COSINE_FLOOR, DEFAULT_RRF_K
 
 SETTING_ERROR = "codecite_setting"  # the pydantic error type of an explained refusal
 
@@ -99,14 +99,14 @@ class RankingConstants:
 
     expansion_weight: Number = Field(default=0.35, description="w in L = BM25(q) + w * BM25(e(q))")
     priority_step: Number = Field(
-        default=boosts.DEFAULT_PRIORITY_STEP, description="per priority step"
+        default=defaults.DEFAULT_PRIORITY_STEP, description="per priority step"
     )
-    workflow_boost: Number = Field(default=boosts.DEFAULT_WORKFLOW_BOOST, description="b_wf")
-    recipe_boost: Number = Field(default=boosts.DEFAULT_RECIPE_BOOST, description="b_recipe")
-    symbol_boost: Number = Field(default=boosts.DEFAULT_SYMBOL_BOOST, description="b_sym")
-    name_boost: Number = Field(default=boosts.DEFAULT_NAME_BOOST, description="b_name")
+    workflow_boost: Number = Field(default=defaults.DEFAULT_WORKFLOW_BOOST, description="b_wf")
+    recipe_boost: Number = Field(default=defaults.DEFAULT_RECIPE_BOOST, description="b_recipe")
+    symbol_boost: Number = Field(default=defaults.DEFAULT_SYMBOL_BOOST, description="b_sym")
+    name_boost: Number = Field(default=defaults.DEFAULT_NAME_BOOST, description="b_name")
     feedback_floor: Number = Field(
-        default=boosts.DEFAULT_FEEDBACK_FLOOR, description="floor of b_fb"
+        default=defaults.DEFAULT_FEEDBACK_FLOOR, description="floor of b_fb"
     )
     doc_propagation: Switch = Field(
         default=True, description="symbols take the doc sections' score"

@@ -15,9 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from codecite.config import CodeciteConfig, load_config
 from codecite.errors import ConfigError
@@ -46,14 +44,15 @@ from codecite.store.records import collector_paused
 from codecite.store.reuse import Keys, mining_rows, node_keys
 from codecite.store.seal import SEAL, seal
 from codecite.store.symbols import SymbolTable
-from codecite.store.term_counts import NewRows, assemble, merge_runs
 from codecite.vocabulary import CODE_KINDS
 
-from .calibration import calibrate, keep_previous
 from .file_result import FileResult
 from .manifest import build_manifest
 from .previous import Previous, load_previous, reusable_manifest
 from .symbols_file import write_symbols
+
+if TYPE_CHECKING:
+    from codecite.store.term_counts import NewRows
 
 logger = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]
@@ -225,7 +224,11 @@ def _write(
     calibration: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write the new index; ``calibration`` is the previous one, kept if still valid."""
+    import numpy as np  # here and below, not at import: a build with nothing to do needs none
+
+    from codecite.indexer.calibration import keep_previous
     from codecite.indexer.tables import annotate_public, write_derived  # retrieval-side tables
+    from codecite.store.term_counts import assemble, merge_runs
 
     terms = assemble(
         [fr.rows or _new_rows(fr) for fr in results], previous.terms if previous else None
@@ -289,6 +292,7 @@ def calibrate_staged(tmp: Path, results: list[FileResult], chunks: list[bytes]) 
 
     A file parsed by this build still has its records: only reused files' lines are decoded.
     """
+    from codecite.indexer.calibration import calibrate
     from codecite.retrievers.lexical import load_bm25
     from codecite.retrievers.persist import load_parts, record_from_json
     from codecite.retrievers.scorer import LexicalScorer
@@ -304,6 +308,8 @@ def calibrate_staged(tmp: Path, results: list[FileResult], chunks: list[bytes]) 
 
 
 def _new_rows(fr: FileResult) -> NewRows:
+    from codecite.store.term_counts import NewRows
+
     k = fr.keys
     pairs = [
         mining_rows(*row) for row in zip(k.kind, k.symbol, k.docstring, fr.tokens, strict=True)

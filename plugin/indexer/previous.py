@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from codecite.config.model import CodeciteConfig
 from codecite.errors import CodeciteError
@@ -25,10 +26,12 @@ from codecite.store.files import (
 )
 from codecite.store.reuse import REUSE_FILES, Keys, OldRows
 from codecite.store.seal import verifies
-from codecite.store.term_counts import NodeTerms
 
 from .file_result import FileResult
 from .symbols_file import read_symbols
+
+if TYPE_CHECKING:
+    from codecite.store.term_counts import NodeTerms
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +73,8 @@ class Previous:
 
 def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
     """The previous index's per-file results, to reuse unchanged files."""
+    from codecite.store.term_counts import NodeTerms  # numpy: not for a build with nothing to do
+
     path = cfg.index_path
     try:
         blobs = {rel: read_verified(path, manifest, rel) for rel in (NODES, SYMBOLS, *REUSE_FILES)}

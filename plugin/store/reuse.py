@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from codecite.errors import IndexIntegrityError
 from codecite.vocabulary import CODE_KINDS, DOC_KINDS, REBUILD_FIX
 
@@ -168,6 +166,8 @@ class Keys:
         ]
         columns.append([int(d) for d in self.docstring])
         columns.append([-1 if p is None else int(p) for p in self.public])
+        import numpy as np  # here, not at import: a build with nothing to do never saves keys
+
         matrix = np.array(columns, dtype=np.int32).reshape(len(columns), len(self)).T
         np.save(index_dir / KEYS_ARRAY, np.ascontiguousarray(matrix), allow_pickle=False)
         (index_dir / SYMBOLS_TEXT).write_text(
@@ -189,6 +189,8 @@ class Keys:
     @classmethod
     def load(cls, index_dir: Path, data: dict[str, bytes]) -> Keys:
         """The keys saved by ``save``, from the files' verified bytes (by relative path)."""
+        import numpy as np
+
         path = index_dir / REUSE_DIR
         try:
             matrix = np.load(io.BytesIO(data[KEYS_ARRAY]), allow_pickle=False)
