@@ -195,16 +195,28 @@ class NameTable:
         owner = self._path(parts[:-1], loose)  # ``PoolManager.request``: inherited, or the class
         return [self._member(owner[0], leaf) or owner[0]] if owner else []
 
-    def _member(self, owner: str, name: str, depth: int = 0) -> str | None:
-        """``owner.name``, defined on ``owner`` or inherited from one of its indexed bases."""
+    def _member(
+        self, owner: str, name: str, depth: int = 0, seen: dict[str, int] | None = None
+    ) -> str | None:
+        """``owner.name``, defined on ``owner`` or inherited from one of its indexed bases.
+
+        Bases are found by leaf name, so one base may stand for many classes (a
+        vendored copy, a common name): ``seen`` keeps the shallowest depth each class
+        was searched from, and a class is not searched again from as deep or deeper,
+        where it can only fail again (without it the search was exponential in depth).
+        """
         if f"{owner}.{name}" in self.rows:
             return f"{owner}.{name}"
         if depth >= MAX_BASE_DEPTH:
             return None
+        seen = {} if seen is None else seen
+        seen[owner] = depth
         for base in self.bases.get(owner, ()):
             leaf = base.split("[", 1)[0].rsplit(".", 1)[-1]
             for cls in sorted(self.by_leaf.get(leaf, []), key=self._preference):
-                found = self._member(cls, name, depth + 1) if cls != owner else None
+                if cls == owner or seen.get(cls, MAX_BASE_DEPTH + 1) <= depth + 1:
+                    continue
+                found = self._member(cls, name, depth + 1, seen)
                 if found:
                     return found
         return None

@@ -267,3 +267,30 @@ def test_answers_and_follow_ups_are_about_the_named_symbol(
     assert second.metadata["standalone_query"] == (
         "what are the parameters of tool._console.Console.print?"
     )
+
+
+def test_an_inherited_member_search_visits_each_class_once_however_many_copies() -> None:
+    """Ten vendored copies of a nine-class chain: each base name stands for ten classes,
+    and the search for an inherited member must not branch tenfold at every level."""
+    symbols, types, bases = [], [], []
+    for copy in range(10):
+        for level in range(9):
+            symbols.append(f"copy{copy}.mod.Level{level}")
+            types.append("class")
+            bases.append([f"Level{level + 1}"] if level < 8 else [])
+        symbols.append(f"copy{copy}.mod.Level8.ping")
+        types.append("method")
+        bases.append([])
+    table = NameTable(symbols, types, [True] * len(symbols), bases=bases)
+    calls = 0
+    member = table._member
+
+    def counted(*args: object, **kwargs: object) -> str | None:
+        nonlocal calls
+        calls += 1
+        return member(*args, **kwargs)  # type: ignore[arg-type]
+
+    table._member = counted  # type: ignore[method-assign]
+    assert table._member("copy3.mod.Level0", "ping") == "copy0.mod.Level8.ping"
+    assert table._member("copy3.mod.Level0", "pong") is None  # the full search, failing
+    assert calls <= 2 * 10 * 9  # each class searched at most once per lookup
