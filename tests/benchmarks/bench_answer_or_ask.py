@@ -28,7 +28,7 @@ import codecite
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_clarify import _rows as vague_rows  # noqa: E402
-from bench_quality import HELD_OUT, HELD_OUT_DIR, REPO, SUITES, _default_dir  # noqa: E402
+from bench_quality import HELD_OUT, HELD_OUT_DIR, REPO, SUITES, add_corpora_option  # noqa: E402
 
 VAGUE_SETS = {
     "vague.jsonl": ("click", "flask"),
@@ -77,13 +77,7 @@ def _cell(pair: tuple[int, int]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--corpora",
-        type=Path,
-        default=_default_dir(
-            "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")
-        ),
-    )
+    add_corpora_option(parser)
     parser.add_argument("--suites", type=Path, default=REPO.parent / "shared" / "dev-suites")
     parser.add_argument("--suite", action="append", default=[], metavar="SUITE.jsonl=CORPUS")
     args = parser.parse_args()

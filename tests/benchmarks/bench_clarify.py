@@ -38,7 +38,7 @@ from codecite.retrievers.tokenizer import query_tokens
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_quality import HELD_OUT, _default_dir  # noqa: E402
+from bench_quality import HELD_OUT, add_corpora_option  # noqa: E402
 
 
 def _rows(name: str, default_corpora: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -62,13 +62,7 @@ def _word_rule(rows: list[dict[str, Any]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--corpora",
-        type=Path,
-        default=_default_dir(
-            "DEVSUITES_CORPORA", HERE.parents[2] / "devsuite-corpora", Path("devsuite-corpora")
-        ),
-    )
+    add_corpora_option(parser)
     args = parser.parse_args()
     return clarify_tables(args.corpora)
 

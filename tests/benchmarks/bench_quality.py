@@ -238,6 +238,18 @@ def _setting(value: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(f"{key}: {raw!r} is not a number or true/false") from None
 
 
+def add_corpora_option(parser: argparse.ArgumentParser) -> None:
+    """``--corpora DIR``: where the unpacked sdists are (``$DEVSUITES_CORPORA`` or beside
+    the repository), for every benchmark that builds the suites' corpora."""
+    parser.add_argument(
+        "--corpora",
+        type=Path,
+        default=_default_dir(
+            "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")
+        ),
+    )
+
+
 def _suite_arg(value: str) -> tuple[Path, Path]:
     suite, sep, corpus = value.partition("=")
     if not sep or not suite.endswith(".jsonl"):
@@ -247,13 +259,7 @@ def _suite_arg(value: str) -> tuple[Path, Path]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--corpora",
-        type=Path,
-        default=_default_dir(
-            "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")
-        ),
-    )
+    add_corpora_option(parser)
     parser.add_argument("--suites", type=Path, default=REPO.parent / "shared" / "dev-suites")
     parser.add_argument(
         "--suite",

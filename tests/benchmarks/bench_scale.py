@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _corpus import PACKAGES  # noqa: E402
-from bench_quality import HELD_OUT, REPO, _default_dir  # noqa: E402
+from bench_quality import HELD_OUT, add_corpora_option  # noqa: E402
 
 BUILD = """
 import json, sys, time
@@ -138,13 +138,7 @@ def measure(root: Path) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=500_000)
-    parser.add_argument(
-        "--corpora",
-        type=Path,
-        default=_default_dir(
-            "DEVSUITES_CORPORA", REPO.parent / "devsuite-corpora", Path("devsuite-corpora")
-        ),
-    )
+    add_corpora_option(parser)
     args = parser.parse_args()
     sources = unit_sources(args.corpora)
     with tempfile.TemporaryDirectory() as tmp:
