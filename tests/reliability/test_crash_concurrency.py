@@ -57,7 +57,7 @@ b.build_index(root, full=True)
 
 STAGES = {
     "walk": ("codecite.indexer.build", "walk_corpus", 1),
-    "reuse_tables": ("codecite.indexer.build", "assemble", 1),
+    "reuse_tables": ("codecite.store.term_counts", "assemble", 1),
     "bm25_save": ("codecite.indexer.tables", "save_bm25_arrays", 1),
     "derived_tables": ("codecite.indexer.tables", "write_derived", 1),
     "checksum": ("codecite.indexer.build", "checksum_files", 1),
