@@ -159,8 +159,10 @@ class LeafIndex:
         for i, leaf in enumerate(leaves):
             if leaf:
                 self.positions.setdefault(leaf.lower(), []).append(i)
-                if is_compound(leaf):
-                    self.compound.add(leaf.lower())
+        # each spelling once: methods share their names (``__init__``, ``get``) many times
+        for leaf in set(leaves):
+            if leaf and is_compound(leaf):
+                self.compound.add(leaf.lower())
 
     def mask(self, mentions: Mentions) -> np.ndarray:
         out = np.zeros(self.size, dtype=bool)
