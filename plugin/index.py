@@ -1,10 +1,9 @@
 """A loaded index: nodes, the lexical retriever, the symbol table, stale checks.
 
 ``codecite.load(path)`` is the entry point of notebooks and every CLI command. Loading
-trusts nothing on disk: every file is size-checked and matched with its
-checksum in the manifest, every parse failure becomes ``IndexIntegrityError``
-naming the file, and the manifest is read again at the end so that a load that
-raced a build's swap is retried rather than returning a mix of two indexes.
+trusts nothing on disk: every file is size-checked and matched with its checksum, a
+record is type-checked when first decoded (``codecite.store.stored``), and the manifest
+is read again at the end, so a load that raced a build's swap is retried.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +19,9 @@ from codecite.config import CodeciteConfig, load_config
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, QueryError, StaleIndexError
 from codecite.indexer.walk import walk_corpus
 from codecite.node_parsers.schema import NodeRecord, text_node
+from codecite.retrievers.columns import check_filters, node_columns
 from codecite.retrievers.lexical import BM25_DIR, load_bm25
-from codecite.retrievers.persist import load_parts, record_from_json
+from codecite.retrievers.persist import load_parts
 from codecite.retrievers.results import RetrievedContext
 from codecite.retrievers.scorer import LexicalScorer
 from codecite.store.files import (
@@ -44,7 +45,8 @@ from codecite.store.opening import (
     put_back,
     record_vote,
 )
-from codecite.store.records import collector_paused, read_node_records
+from codecite.store.records import collector_paused
+from codecite.store.stored import stored_nodes
 from codecite.store.symbols import SymbolTable
 from codecite.store.term_counts import counted_pages
 from codecite.vocabulary import KINDS, REBUILD_FIX
@@ -73,7 +75,7 @@ class CodeciteIndex:
         self,
         config: CodeciteConfig,
         manifest: Manifest,
-        nodes: list[NodeRecord],
+        nodes: Sequence[NodeRecord],
         bm25: Any,
         symbol_table: SymbolTable | None,
         parts: dict[str, Any],
@@ -84,7 +86,6 @@ class CodeciteIndex:
         self.bm25 = bm25
         self._symbol_table = symbol_table
         self._parts = parts
-        self._by_id = {n.node_id: n for n in nodes}
         self._arrays: Any = None
 
     # -- loading --------------------------------------------------------------------
@@ -126,13 +127,13 @@ class CodeciteIndex:
         check_trusted(cfg, manifest)
         check_tokenizer(index_dir, manifest)
         verify_files(index_dir, manifest)
-        records = read_node_records(index_dir / NODES)  # typed: a bad value is named
-        if len(records) != manifest["node_count"]:
+        # decoded as asked for: a query reads its hits' records, scoring reads columns
+        nodes = decoded(index_dir / NODES, lambda: stored_nodes(index_dir, manifest))
+        if len(nodes) != manifest["node_count"]:
             raise IndexIntegrityError(
-                f"index file '{index_dir / NODES}' has {len(records)} "
+                f"index file '{index_dir / NODES}' has {len(nodes)} "
                 f"nodes, the manifest says {manifest['node_count']}; {REBUILD_FIX}"
             )
-        nodes = decoded(index_dir / NODES, lambda: [record_from_json(r) for r in records])
         bm25 = decoded(index_dir / BM25_DIR, lambda: load_bm25(index_dir))
         if decoded(index_dir / BM25_DIR, lambda: int(bm25.scores["num_docs"])) != len(nodes):
             raise IndexIntegrityError(
@@ -189,28 +190,6 @@ class CodeciteIndex:
         logger.warning(message)
 
     # -- retrieval ----------------------------------------------------------------------
-    def _check_filters(self, workflow: Any, path: Any) -> None:
-        """A filter no node can pass is a mistake (a typo), not an empty answer."""
-        if workflow is not None:
-            known = sorted(
-                {str(n.metadata["workflow"]) for n in self.nodes if n.metadata.get("workflow")}
-            )
-            if workflow not in known:
-                raise QueryError(
-                    f"no indexed node has workflow {workflow!r}; workflows in "
-                    f"this index: {', '.join(known) or 'none'}"
-                )
-        if path is not None:
-            prefix = path.strip("/") if isinstance(path, str) else None
-            if not prefix or not any(
-                p == prefix or p.startswith(prefix + "/")
-                for p in (n.metadata["source_path"] for n in self.nodes)
-            ):
-                raise QueryError(
-                    f"no indexed file is under path {path!r}; give a "
-                    "repository-relative folder or file, e.g. 'docs'"
-                )
-
     def retriever(
         self,
         similarity_top_k: int = 10,
@@ -256,7 +235,7 @@ class CodeciteIndex:
             raise QueryError(f"unknown kind {unknown[0]!r}; use one of {', '.join(KINDS)}")
         if type(similarity_top_k) is not int or similarity_top_k <= 0:  # not a bool either
             raise QueryError(f"k must be a positive integer, got {similarity_top_k!r}")
-        self._check_filters(workflow, path)
+        check_filters(node_columns(self.nodes), workflow, path)  # a typo is no empty answer
         parts = {k: v for k, v in self._parts.items() if k != "similarity_top_k"}
         if "settings" not in kwargs and "feedback" not in kwargs:
             parts["node_arrays"] = self._node_arrays()  # made once, not on every query
@@ -278,7 +257,8 @@ class CodeciteIndex:
 
             p = self._parts
             names = (p.get("public_names"), p.get("propagation"))  # exact-name resolution
-            self._arrays = NodeArrays(self.nodes, p["settings"], p.get("feedback", {}), *names)
+            with collector_paused():  # tables of every symbol: many objects, none garbage
+                self._arrays = NodeArrays(self.nodes, p["settings"], p.get("feedback", {}), *names)
         return self._arrays
 
     def query(self, query: str, k: int = 10, **filters: Any) -> RetrievedContext:
@@ -316,7 +296,12 @@ class CodeciteIndex:
         )
 
     def node(self, node_id: str) -> NodeRecord | None:
-        return self._by_id.get(node_id)
+        row = self._node_arrays().positions().get(node_id)
+        return None if row is None else self.nodes[row]
+
+    def verify(self) -> int:
+        """Decode and check every record against the columns scoring reads; the count."""
+        return self.nodes.verify() if hasattr(self.nodes, "verify") else len(self.nodes)
 
     def text_nodes(self) -> list[Any]:
         """Every node as a LlamaIndex ``TextNode``, for a pipeline of your own."""

@@ -166,7 +166,7 @@ class HybridRetriever(BaseRetriever):
             if dense is not None and self._embed_query is not None
             else "no dense index or embedding model given"
         )
-        self._by_id = {n.node_id: n for n in lexical.nodes}
+        self._rows = lexical._arrays.positions()  # node id -> row, no record decoded
         self._allowed = _allowed_ids(lexical)
         check_model(embed_model, stored_model)
 
@@ -225,7 +225,7 @@ class HybridRetriever(BaseRetriever):
         self, lex: RetrievedContext, hits: DenseHits, k: int, depth: int, gated: bool
     ) -> RetrievedContext:
         lex_ids = [n.node.node_id for n in lex.nodes]
-        dense_ids = [node_id for node_id, _ in hits.ranked if node_id in self._by_id]
+        dense_ids = [node_id for node_id, _ in hits.ranked if node_id in self._rows]
         cosine = dict(hits.ranked)
         fused = {
             f.node_id: f for f in reciprocal_rank_fusion([lex_ids, dense_ids], depth, self.rrf_k)
@@ -239,7 +239,7 @@ class HybridRetriever(BaseRetriever):
         out = _context_like(lex, mode="hybrid")
         out.top_cosine = hits.best
         for f in chosen:
-            out.nodes.append(Hit(self._by_id[f.node_id], scores[f.node_id]))
+            out.nodes.append(Hit(self.lexical.nodes[self._rows[f.node_id]], scores[f.node_id]))
             out.breakdown[f.node_id] = _breakdown(
                 lex.breakdown.get(f.node_id), f, cosine.get(f.node_id), scores[f.node_id]
             )
@@ -282,7 +282,8 @@ def _allowed_ids(lexical: Any) -> frozenset[str] | None:
     mask = getattr(lexical, "_mask", None)
     if mask is None:
         return None
-    return frozenset(n.node_id for n, keep in zip(lexical.nodes, mask, strict=True) if keep)
+    ids = lexical._arrays.positions()
+    return frozenset(node_id for node_id, row in ids.items() if mask[row])
 
 
 def _fused_order(f: Fused) -> tuple[float, int, str]:

@@ -96,23 +96,29 @@ class NameTable:
         self.by_leaf: dict[str, list[str]] = {}
         self.by_lower_leaf: dict[str, list[str]] = {}
         self.classes: set[str] = set()  # class leaves, as spelled
-        for i, (symbol, kind, pub) in enumerate(zip(symbols, symbol_types, public, strict=True)):
+        if not len(symbol_types) == len(public) == self.size:
+            raise ValueError("symbols, symbol_types and public need one value per node")
+        counts = mentions.tolist() if isinstance(mentions, np.ndarray) else mentions
+        rows, by_leaf, by_lower = self.rows, self.by_leaf, self.by_lower_leaf
+        for i, symbol in enumerate(symbols):
             if not symbol:
                 continue
-            if symbol not in self.rows:
-                self.rows[symbol] = []
-                self.info[symbol] = (kind != ASSIGNMENT, bool(pub))
-                leaf = symbol.rsplit(".", 1)[-1]
-                self.by_leaf.setdefault(leaf, []).append(symbol)
-                self.by_lower_leaf.setdefault(leaf.lower(), []).append(symbol)
+            found = rows.get(symbol)
+            if found is None:
+                found = rows[symbol] = []
+                kind = symbol_types[i]
+                self.info[symbol] = (kind != ASSIGNMENT, bool(public[i]))
+                leaf = symbol.rpartition(".")[2]
+                by_leaf.setdefault(leaf, []).append(symbol)
+                by_lower.setdefault(leaf.lower(), []).append(symbol)
                 if kind == CLASS:
                     self.classes.add(leaf)
-            self.rows[symbol].append(i)
+            found.append(i)
             written = bases[i] if bases is not None else None
-            if written:
-                self.bases.setdefault(symbol, written)
-            if mentions is not None:
-                self.mentions[symbol] = self.mentions.get(symbol, 0) + int(mentions[i])
+            if written and symbol not in self.bases:
+                self.bases[symbol] = written
+            if counts is not None:
+                self.mentions[symbol] = self.mentions.get(symbol, 0) + int(counts[i])
         self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.rows}
         self.packages = {s.split(".", 1)[0] for s in self.rows}
 

@@ -10,6 +10,7 @@ import numpy as np
 from codecite.vocabulary import CODE_KINDS, PAGE_KINDS  # sections of one page: one cap
 
 from . import boosts
+from .columns import node_columns
 from .messages import MessageTable
 from .names import NameTable
 from .propagation import DocPropagation
@@ -24,49 +25,49 @@ class NodeArrays:
 
     def __init__(
         self,
-        nodes: Sequence[Any],  # NodeRecord or TextNode
+        nodes: Sequence[Any],  # NodeRecord or TextNode, or a loaded index's nodes
         settings: ScoringSettings,
         feedback: Mapping[str, float],
         public_names: Mapping[str, str] | None = None,
         propagation: DocPropagation | None = None,
     ) -> None:
-        metas = [n.metadata for n in nodes]
-        self.kinds = np.array([m.get("kind") or "" for m in metas])
-        self.workflows = np.array([m.get("workflow") for m in metas], dtype=object)
+        cols = node_columns(nodes)
+        self.kinds = np.array([k or "" for k in cols.kind])
+        self.workflows = np.array(cols.workflow, dtype=object)
         priorities = np.array(
-            [int(m.get("priority") or boosts.NEUTRAL_PRIORITY) for m in metas], dtype=np.int64
+            [int(p or boosts.NEUTRAL_PRIORITY) for p in cols.priority], dtype=np.int64
         )
         self.priority = typed(
             "priority", boosts.priority_factor(priorities, settings.priority_step)
         )
         self.recipe = typed("recipe", boosts.recipe_factor(self.kinds, settings.recipe_boost))
         self.code = np.isin(self.kinds, list(CODE_KINDS))
-        symbols: list[str | None] = [m.get("symbol") for m in metas]
+        self.symbols = symbols = cols.symbol
         voted = np.array([sym in feedback for sym in symbols], dtype=bool)
         votes = np.array([float(feedback.get(sym or "", 0)) for sym in symbols], dtype=np.float64)
         self.feedback = typed(
             "feedback",
             np.where(voted, boosts.feedback_factor(votes, settings.feedback_floor), boosts.NEUTRAL),
         )
-        self.zero_config = typed(
-            "zero_config", np.array([settings.zero_config_factor(m) for m in metas])
-        )
+        zero_config = settings.zero_config_factors(cols.public, cols.kind, cols.source_path)
+        self.zero_config = typed("zero_config", np.array(zero_config))
+        code = self.code.tolist()
         leaves = [
             sym.rsplit(".", 1)[-1] if sym and is_code else ""
-            for sym, is_code in zip(symbols, self.code, strict=True)
+            for sym, is_code in zip(symbols, code, strict=True)
         ]
         self.leaf_index = boosts.LeafIndex(leaves)
-        self.neutral = typed("name", np.ones(len(metas)))  # b_name where nothing is named
-        self.messages = MessageTable([m.get("messages") for m in metas])
+        self.neutral = typed("name", np.ones(len(symbols)))  # b_name where nothing is named
+        self.messages = MessageTable(cols.messages)
         self.names = NameTable(
-            [sym if is_code else None for sym, is_code in zip(symbols, self.code, strict=True)],
-            [m.get("symbol_type") for m in metas],
-            [bool(m.get("public")) for m in metas],
+            [sym if is_code else None for sym, is_code in zip(symbols, code, strict=True)],
+            cols.symbol_type,
+            [bool(p) for p in cols.public],
             public_names,
             propagation.mentions() if propagation is not None else None,
-            [m.get("bases") for m in metas],
+            cols.bases,
         )
-        self.paths = [m.get("source_path") or "" for m in metas]
+        self.paths = cols.source_path
         self._nodes = nodes
         self._positions: dict[str, int] | None = None
         self.doc_files = [
@@ -76,7 +77,9 @@ class NodeArrays:
     def positions(self) -> dict[str, int]:
         """Node id -> row, made on first use (the confidence rule reads it)."""
         if self._positions is None:
-            self._positions = {n.node_id: i for i, n in enumerate(self._nodes)}
+            ids = getattr(self._nodes, "ids", None)  # a loaded index reads them undecoded
+            listed = ids() if callable(ids) else [n.node_id for n in self._nodes]
+            self._positions = {node_id: i for i, node_id in enumerate(listed)}
         return self._positions
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from codecite.node_parsers.schema import CODE_KINDS, NodeRecord, text_node
 
+from .columns import node_columns
 from .lexical import load_bm25, save_bm25
 from .pages import PAGES_DIR, load_pages
 from .propagation import DocPropagation
@@ -121,6 +122,7 @@ def read_optional_json(path: Path) -> Any:
 
 def load_parts(path: Path, nodes: list[Any]) -> dict[str, Any]:
     """Settings, propagation edges, mined expansion and feedback stored at ``path``."""
+    columns = node_columns(nodes)
     saved = read_optional_json(path / SETTINGS_FILE) or {}
     edges = read_optional_json(path / EDGES_FILE)
     feedback = read_optional_json(path / FEEDBACK_FILE) or {}
@@ -131,15 +133,13 @@ def load_parts(path: Path, nodes: list[Any]) -> dict[str, Any]:
             edges["sections"],
             edges["symbols"],
             len(nodes),
-            code=np.array([n.metadata.get("kind") in CODE_KINDS for n in nodes], dtype=bool),
+            code=np.isin(np.array(columns.kind, dtype=object), list(CODE_KINDS)),
         )
         if edges
         else None,
         "mined_expansion": read_optional_json(path / MINED_FILE) or {},
         "public_names": read_optional_json(path / NAMES_FILE) or {},
-        "pages": load_pages(
-            path / PAGES_DIR, [str(n.metadata.get("source_path") or "") for n in nodes]
-        ),
+        "pages": load_pages(path / PAGES_DIR, [str(p) for p in columns.source_path]),
         "feedback": {sym: float(v.get("votes", 0)) for sym, v in feedback.items()}
         if isinstance(feedback, dict)
         else {},

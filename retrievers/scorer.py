@@ -75,7 +75,7 @@ class LexicalScorer:
             )
         self.bm25 = bm25
         self.settings = settings or ScoringSettings()
-        self.nodes = list(nodes)
+        self.nodes = nodes if callable(getattr(nodes, "columns", None)) else list(nodes)  # loaded
         self.feedback = dict(feedback or {})
         self.propagation = propagation
         self.mined_expansion = dict(mined_expansion or {})
@@ -270,10 +270,10 @@ class LexicalScorer:
         ctx.top_score = parts["top"]
         if parts["raisers"] is not None:
             ctx.raisers = [
-                str(self.nodes[i].metadata.get("symbol")) for i in np.flatnonzero(parts["raisers"])
+                str(self._arrays.symbols[int(i)]) for i in np.flatnonzero(parts["raisers"])
             ]
         for i in order:
-            node = self.nodes[i]
+            node = self.nodes[int(i)]
             ctx.nodes.append(Hit(node, float(final[i])))
             ctx.breakdown[node.node_id] = self._breakdown(i, parts, final)
         return ctx

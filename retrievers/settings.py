@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler
@@ -155,6 +155,23 @@ class ScoringSettings(RankingConstants):
             if LOW_VALUE_DOC.search(str(meta.get("source_path", ""))):
                 factor *= self.low_value_doc_factor
         return factor
+
+    def zero_config_factors(
+        self, public: Sequence[Any], kinds: Sequence[Any], paths: Sequence[str]
+    ) -> list[float]:
+        """``zero_config_factor`` of many nodes, once per distinct input (the path counts
+        for doc sections only)."""
+        memo: dict[tuple[bool, Any, str], float] = {}
+        out = []
+        doc = NodeKind.DOC_SECTION.value
+        for pub, kind, path in zip(public, kinds, paths, strict=True):
+            key = (bool(pub), kind, path if kind == doc else "")
+            factor = memo.get(key)
+            if factor is None:
+                meta = {"public": key[0], "kind": kind, "source_path": key[2]}
+                factor = memo[key] = self.zero_config_factor(meta)
+            out.append(factor)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         """The settings as ``retriever.json`` holds them, in that file's key order."""

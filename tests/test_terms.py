@@ -170,6 +170,9 @@ def test_keys_round_trip_through_arrays_and_text(tmp_path: Path) -> None:
             "docstring": i == 1,
             "public": i != 2,
             "workflow": None,
+            "priority": None if i == 0 else i,
+            "bases": ["pkg.base.Base"] if i == 1 else [],
+            "messages": ["no such thing: {}"] if i == 2 else [],
         }
         for i in range(3)
     ]
@@ -185,6 +188,9 @@ def test_keys_round_trip_through_arrays_and_text(tmp_path: Path) -> None:
             "docstring": False,
             "public": None,
             "workflow": "io",
+            "priority": 0,
+            "bases": [],
+            "messages": [],
         }
     )
     rows.append(

@@ -137,6 +137,11 @@ def _print_embedding(info: dict[str, Any] | None, nodes: int, stale_only: bool =
 def _configure_stats(p: argparse.ArgumentParser) -> None:
     add_common_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="also decode and check every record (a query reads only those it returns)",
+    )
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -147,6 +152,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     stats = index.stats()
     redaction = RedactionSummary.of_manifest(index.manifest)
     stats["redaction"] = redaction.to_json()
+    if args.verify:  # a damaged record fails here, with its file, line and field
+        stats["verified"] = index.verify()
     if args.json:
         print(json.dumps(stats, indent=1))
         return EXIT_OK
@@ -159,6 +166,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         f"{'STALE: run `codecite build`' if stats['stale'] else 'fresh'}"
     )
     print(f"  fingerprint {stats['fingerprint']}")
+    if args.verify:
+        print(f"  verified: all {stats['verified']} records decoded and checked")
     print("  by kind: " + ", ".join(f"{k} {v}" for k, v in stats["by_kind"].items()))
     print("  by workflow: " + ", ".join(f"{k} {v}" for k, v in stats["by_workflow"].items()))
     emb = stats.get("embedding")

@@ -36,7 +36,7 @@ from codecite.errors import (
 )
 from codecite.vocabulary import REBUILD_FIX
 
-FORMAT_VERSION = 3  # history in CHANGELOG.md
+FORMAT_VERSION = 4  # history in CHANGELOG.md
 MANIFEST = "manifest.json"
 MARKER = ".codecite-index"  # written only by codecite: what makes a folder replaceable
 NODES = "nodes.jsonl"

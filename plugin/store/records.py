@@ -55,7 +55,14 @@ from codecite.node_parsers.schema import NodeKind
 from codecite.store.files import check_size
 from codecite.vocabulary import REBUILD_FIX
 
-__all__ = ["METADATA_FIELDS", "REQUIRED_METADATA", "Shape", "read_node_records", "record_problem"]
+__all__ = [
+    "METADATA_FIELDS",
+    "REQUIRED_METADATA",
+    "Shape",
+    "decode_record",
+    "read_node_records",
+    "record_problem",
+]
 
 
 class Shape(str, Enum):
@@ -302,21 +309,27 @@ def collector_paused() -> Iterator[None]:
 
 
 def _read_lines(path: Path, fh: BinaryIO) -> list[dict[str, Any]]:
-    records = []
-    for lineno, raw in enumerate(fh, 1):
-        try:
-            line = raw.decode("utf-8")
-            rec = _decode_line(line)
-        except _NotFinite:
-            field, text = _not_finite_field(line)
-            raise _bad_record(path, lineno, (field, _Shown(text), "a finite JSON number")) from None
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise IndexIntegrityError(
-                f"index file '{path}' line {lineno} is not valid "
-                f"JSON (truncated or edited?); {REBUILD_FIX}"
-            ) from exc
-        problem = record_problem(rec)
-        if problem is not None:
-            raise _bad_record(path, lineno, problem)
-        records.append(rec)
-    return records
+    return [decode_record(path, lineno, raw) for lineno, raw in enumerate(fh, 1)]
+
+
+def decode_record(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
+    """Line ``lineno`` of the ``nodes.jsonl`` at ``path``, decoded strictly and type-checked.
+
+    Raises ``IndexIntegrityError`` naming the file, the line and (for a well-formed
+    line with a bad value) the field, and the fix.
+    """
+    try:
+        line = raw.decode("utf-8")
+        rec = _decode_line(line)
+    except _NotFinite:
+        field, text = _not_finite_field(line)
+        raise _bad_record(path, lineno, (field, _Shown(text), "a finite JSON number")) from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise IndexIntegrityError(
+            f"index file '{path}' line {lineno} is not valid "
+            f"JSON (truncated or edited?); {REBUILD_FIX}"
+        ) from exc
+    problem = record_problem(rec)
+    if problem is not None:
+        raise _bad_record(path, lineno, problem)
+    return rec  # type: ignore[no-any-return]

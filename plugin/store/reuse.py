@@ -47,6 +47,9 @@ KEY_FIELDS = (
     "docstring",
     "public",
     "workflow",
+    "priority",
+    "bases",
+    "messages",
 )
 CODED = ("kind", "symbol_type", "workflow", "module")  # few distinct values: stored as codes
 MAX_PROSE_WORDS = 80
@@ -66,6 +69,9 @@ def node_keys(meta: dict[str, Any]) -> dict[str, Any]:
         "docstring": bool(meta.get("docstring")),
         "public": meta.get("public"),
         "workflow": meta.get("workflow"),
+        "priority": meta.get("priority"),
+        "bases": list(meta.get("bases") or []),
+        "messages": list(meta.get("messages") or []),
     }
 
 
@@ -121,6 +127,9 @@ class Keys:
     docstring: list[bool] = field(default_factory=list)
     public: list[bool | None] = field(default_factory=list)
     workflow: list[str | None] = field(default_factory=list)
+    priority: list[int | None] = field(default_factory=list)
+    bases: list[list[str]] = field(default_factory=list)
+    messages: list[list[str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -152,9 +161,10 @@ class Keys:
         """Columns as arrays and plain text, which load several times faster than JSON.
 
         ``keys.npy`` holds per node the codes of kind, symbol type, workflow and
-        module (-1 for none), the docstring flag and the public flag (-1 unset);
-        ``keys.json`` the code tables and the few sparse columns (assignment
-        signatures, doc references); ``symbols.txt`` one symbol a line.
+        module (-1 for none), the docstring flag, the public flag and the priority
+        (-1 unset); ``keys.json`` the code tables and the sparse columns (assignment
+        signatures, doc references, bases, raised messages); ``symbols.txt`` one
+        symbol a line.
         """
         tables: dict[str, dict[Any, int]] = {name: {} for name in CODED}
         columns = [
@@ -166,6 +176,7 @@ class Keys:
         ]
         columns.append([int(d) for d in self.docstring])
         columns.append([-1 if p is None else int(p) for p in self.public])
+        columns.append([-1 if p is None else int(p) for p in self.priority])
         import numpy as np  # here, not at import: a build with nothing to do never saves keys
 
         matrix = np.array(columns, dtype=np.int32).reshape(len(columns), len(self)).T
@@ -177,6 +188,8 @@ class Keys:
             "signature": {i: v for i, v in enumerate(self.signature) if v is not None},
             "refs": {i: v for i, v in enumerate(self.refs) if v},
             "code_refs": {i: v for i, v in enumerate(self.code_refs) if v},
+            "bases": {i: v for i, v in enumerate(self.bases) if v},
+            "messages": {i: v for i, v in enumerate(self.messages) if v},
         }
         (index_dir / KEYS_FILE).write_text(
             json.dumps(
@@ -200,7 +213,7 @@ class Keys:
             n = len(matrix)
             ok = (
                 matrix.ndim == 2
-                and matrix.shape[1] == len(CODED) + 2
+                and matrix.shape[1] == len(CODED) + 3
                 and len(symbols) == max(n, 1)
                 and matrix.dtype == np.int32
                 and all(
@@ -217,7 +230,7 @@ class Keys:
             raise IndexIntegrityError(
                 f"index folder '{path}' holds an inconsistent keys table (edited?); {REBUILD_FIX}"
             )
-        cols = matrix.T.tolist() if n else [[] for _ in range(len(CODED) + 2)]
+        cols = matrix.T.tolist() if n else [[] for _ in range(len(CODED) + 3)]
         coded = {
             name: [table[c + 1] for c in col]
             for name, table, col in zip(CODED, tables, cols, strict=False)
@@ -225,6 +238,12 @@ class Keys:
         signature: list[str | None] = [None] * n
         refs: list[list[str]] = [[] for _ in range(n)]
         code_refs: list[list[str]] = [[] for _ in range(n)]
+        bases: list[list[str]] = [[] for _ in range(n)]
+        messages: list[list[str]] = [[] for _ in range(n)]
+        for i, v in meta.get("bases", {}).items():
+            bases[int(i)] = v
+        for i, v in meta.get("messages", {}).items():
+            messages[int(i)] = v
         for i, v in meta.get("signature", {}).items():
             signature[int(i)] = v
         for i, v in meta.get("refs", {}).items():
@@ -239,9 +258,12 @@ class Keys:
             signature=signature,
             refs=refs,
             code_refs=code_refs,
-            docstring=[bool(d) for d in cols[-2]],
-            public=[None if p < 0 else bool(p) for p in cols[-1]],
+            docstring=[bool(d) for d in cols[-3]],
+            public=[None if p < 0 else bool(p) for p in cols[-2]],
             workflow=coded["workflow"],
+            priority=[None if p < 0 else p for p in cols[-1]],
+            bases=bases,
+            messages=messages,
         )
 
 

@@ -20,6 +20,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from codecite.errors import IndexIntegrityError
+from codecite.retrievers.columns import node_columns
 from codecite.retrievers.pages import PageEvidence
 from codecite.store.reuse import ARRAY_FILES, ARRAYS, REUSE_DIR, VOCAB_FILE, OldRows
 from codecite.vocabulary import REBUILD_FIX
@@ -210,5 +211,5 @@ def _ptr(lengths: list[np.ndarray]) -> np.ndarray:
 
 def counted_pages(index_dir: Path, nodes: Sequence[Any], k1: float, b: float) -> PageEvidence:
     """Page evidence of the index at ``index_dir``, made from its term counts on first use."""
-    paths = [str(n.metadata.get("source_path") or "") for n in nodes]
+    paths = [str(p) for p in node_columns(nodes).source_path]
     return PageEvidence.from_counts(paths, lambda: NodeTerms.load(index_dir).counts(), k1, b)

@@ -95,3 +95,29 @@ def test_changelog_pages_and_folders_are_low_value_docs(path: str, low: bool) ->
 
     factor = ScoringSettings().zero_config_factor({"kind": "doc_section", "source_path": path})
     assert factor == (0.5 if low else 1.0)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([True, False, None]),
+            st.sampled_from(["python_symbol", "python_method", "doc_section", "recipe", None]),
+            st.sampled_from(["docs/changelog.rst", "docs/guide.rst", "pkg/mod.py", ""]),
+        ),
+        max_size=30,
+    ),
+    st.floats(0.5, 2.0),
+    st.floats(0.1, 1.0),
+)
+def test_zero_config_factors_of_many_nodes_equal_the_rule_node_by_node(
+    rows: list[tuple], doc_factor: float, low_value: float
+) -> None:
+    """The scorer takes every node's factor at once (asked once per distinct input)."""
+    from codecite.retrievers.settings import ScoringSettings
+
+    settings = ScoringSettings(doc_factor=doc_factor, low_value_doc_factor=low_value)
+    public, kinds, paths = (list(c) for c in zip(*rows, strict=True)) if rows else ([], [], [])
+    expected = [
+        settings.zero_config_factor({"public": p, "kind": k, "source_path": s}) for p, k, s in rows
+    ]
+    assert settings.zero_config_factors(public, kinds, paths) == expected

@@ -1,0 +1,117 @@
+"""A loaded index decodes only the records it returns, and the full check finds the rest.
+
+``codecite.store.stored.StoredNodes`` maps ``nodes.jsonl`` and reads the scoring
+fields from the build's keys table; these tests hold it to three promises: the
+columns are exactly the records' metadata (after a full and an incremental build),
+a query decodes only a handful of records, and ``codecite stats --verify`` reads
+every record and refuses one that disagrees with the columns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from reliability_support import cli_inproc
+
+import codecite
+from codecite.errors import IndexIntegrityError
+from codecite.retrievers.columns import NodeColumns
+from codecite.store.seal import seal
+from codecite.store.stored import StoredNodes
+
+FIX = "run `codecite build --full`"
+
+
+@pytest.fixture
+def built(sample_repo: Path) -> Path:
+    codecite.build(sample_repo)
+    return sample_repo
+
+
+def _decoded(index: codecite.CodeciteIndex) -> int:
+    assert isinstance(index.nodes, StoredNodes)
+    return sum(r is not None for r in index.nodes._records)
+
+
+def _columns_match_records(index: codecite.CodeciteIndex) -> None:
+    stored = index.nodes.columns()  # type: ignore[attr-defined]
+    read = NodeColumns.of_nodes(list(index.nodes))
+    for name in ("kind", "workflow", "priority", "symbol", "symbol_type", "public"):
+        assert getattr(stored, name) == getattr(read, name), name
+    for name in ("bases", "messages"):
+        assert getattr(stored, name) == [list(v or []) for v in getattr(read, name)], name
+    assert stored.source_path == read.source_path
+    assert index.nodes.ids() == [n.node_id for n in index.nodes]  # type: ignore[attr-defined]
+
+
+def test_columns_are_the_records_metadata_after_full_and_incremental_builds(
+    built: Path,
+) -> None:
+    index = codecite.load(built, check_stale=False)
+    _columns_match_records(index)
+    target = built / next(rel for rel in index.manifest["files"] if rel.endswith(".py"))
+    target.write_text(
+        target.read_text(encoding="utf-8")
+        + '\n\nclass Added(Exception):\n    """Raised on purpose."""\n\n'
+        + 'def added():\n    raise Added("added on purpose: {}".format(1))\n',
+        encoding="utf-8",
+    )
+    report = codecite.build(built)
+    assert report.reparsed == 1  # incremental: the keys of every other file are reused
+    again = codecite.load(built, check_stale=False)
+    cols = again.nodes.columns()  # type: ignore[attr-defined]
+    assert ["Exception"] in cols.bases and ["added on purpose: {}"] in cols.messages
+    _columns_match_records(again)
+    assert len(again.nodes) == len(index.nodes) + 2
+    assert again.verify() == len(again.nodes)
+
+
+def test_a_query_decodes_only_what_it_returns(built: Path) -> None:
+    index = codecite.load(built, check_stale=False)
+    assert _decoded(index) == 0
+    context = index.query("static shift correction", k=3)
+    assert context.nodes
+    # the hits, and at most the few nodes whose label or symbol the answer reads
+    assert _decoded(index) <= 3 + len(context.breakdown)
+    assert _decoded(index) < len(index.nodes) // 2
+    hit = context.nodes[0].node
+    assert index.node(hit.node_id) is hit  # decoded once, the same record after
+
+
+def test_stats_verify_reads_every_record(built: Path) -> None:
+    code, out, err = cli_inproc("stats", "--verify", "-C", str(built))
+    count = len(codecite.load(built, check_stale=False).nodes)
+    assert code == 0 and err == ""
+    assert f"verified: all {count} records decoded and checked" in out
+    code, out, _ = cli_inproc("stats", "--verify", "--json", "-C", str(built))
+    assert code == 0 and json.loads(out)["verified"] == count
+
+
+def test_verify_refuses_a_record_that_disagrees_with_the_columns(built: Path) -> None:
+    """A record edited to a valid but different kind passes the record check; the
+    columns the ranking read still say the old kind, so the full check names it."""
+    index_dir = built / ".codecite"
+    nodes = index_dir / "nodes.jsonl"
+    lines = nodes.read_text(encoding="utf-8").splitlines()
+    rec = json.loads(lines[0])
+    rec["metadata"]["kind"] = "recipe" if rec["metadata"]["kind"] != "recipe" else "doc_section"
+    lines[0] = json.dumps(rec, ensure_ascii=False)
+    nodes.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
+    manifest["checksums"]["nodes.jsonl"] = hashlib.sha256(nodes.read_bytes()).hexdigest()
+    manifest.pop("seal", None)
+    (index_dir / "manifest.json").write_text(
+        json.dumps({**manifest, "seal": seal(manifest)}), encoding="utf-8"
+    )
+    index = codecite.load(built, check_stale=False)
+    with pytest.raises(IndexIntegrityError) as err:
+        index.verify()
+    assert str(err.value) == (
+        f"index file '{nodes}' line 1: field 'metadata.kind' does not match the keys "
+        f"table (reuse/; edited?); {FIX}"
+    )
+    code, _, err_text = cli_inproc("stats", "--verify", "-C", str(built))
+    assert code == 1 and "does not match the keys table" in err_text
