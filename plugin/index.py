@@ -46,8 +46,8 @@ from codecite.store.opening import (
     record_vote,
 )
 from codecite.store.records import collector_paused
-from codecite.store.stored import stored_nodes
-from codecite.store.symbols import SymbolTable
+from codecite.store.stored import StoredNodes, StoredSymbols, stored_nodes
+from codecite.store.symbols import SymbolTable, module_namespaces
 from codecite.store.term_counts import counted_pages
 from codecite.vocabulary import KINDS, REBUILD_FIX
 
@@ -155,11 +155,13 @@ class CodeciteIndex:
             path = self.config.index_path / SYMBOLS
             verify_files(self.config.index_path, self.manifest, only=(SYMBOLS,))
             modules = decoded(path, lambda: dict(read_json(path)["modules"]))
-            self._symbol_table = decoded(
-                path,
-                lambda: SymbolTable.from_parts(modules.values(), (n.metadata for n in self.nodes)),
-            )
+            self._symbol_table = decoded(path, lambda: self._symbols_of(modules))
         return self._symbol_table
+
+    def _symbols_of(self, modules: dict[str, Any]) -> SymbolTable:
+        if isinstance(self.nodes, StoredNodes):  # details read per symbol, when asked for
+            return SymbolTable(module_namespaces(modules.values()), StoredSymbols(self.nodes))
+        return SymbolTable.from_parts(modules.values(), (n.metadata for n in self.nodes))
 
     # -- freshness --------------------------------------------------------------------
     def current_fingerprint(self) -> str:

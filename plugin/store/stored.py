@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import mmap
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
 from codecite.errors import IndexIntegrityError
-from codecite.node_parsers.schema import NodeRecord
+from codecite.node_parsers.schema import CODE_KINDS, NodeRecord
 from codecite.retrievers.columns import COLUMN_FIELDS, NodeColumns
 from codecite.store.files import NODES, Manifest
 from codecite.store.records import decode_record
 from codecite.store.reuse import KEYS_ARRAY, KEYS_FILE, REUSE_DIR, SYMBOLS_TEXT, Keys
+from codecite.store.symbols import SYMBOL_KEYS
 from codecite.vocabulary import REBUILD_FIX
 
 # The id as the builder writes a record: first key, a JSON string without escapes.
@@ -143,3 +144,39 @@ def stored_nodes(index_dir: Path, manifest: Manifest) -> StoredNodes:
     files = (KEYS_ARRAY, KEYS_FILE, SYMBOLS_TEXT)
     keys = Keys.load(index_dir, {rel: (index_dir / rel).read_bytes() for rel in files})
     return StoredNodes(index_dir / NODES, keys, manifest)
+
+
+class StoredSymbols(Mapping[str, dict[str, Any]]):
+    """The symbol table's ``symbols`` for a loaded index: every code symbol is known from
+    the columns (the first node of a name wins: a property's getter before its setter),
+    and its details (``SYMBOL_KEYS``) are read from its record when first asked for."""
+
+    def __init__(self, nodes: StoredNodes) -> None:
+        cols = nodes.columns()
+        self._nodes = nodes
+        self._rows: dict[str, int] = {}
+        for i, (kind, symbol) in enumerate(zip(cols.kind, cols.symbol, strict=True)):
+            if kind in CODE_KINDS and symbol and symbol not in self._rows:
+                self._rows[symbol] = i
+        self._details: dict[str, dict[str, Any]] = {}
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        found = self._details.get(name)
+        if found is None:
+            meta = self._nodes[self._rows[name]].metadata  # KeyError for an unknown name
+            found = self._details[name] = {k: meta.get(k) for k in SYMBOL_KEYS}
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def brief(self, name: str) -> tuple[str | None, str]:
+        """(kind, source path) of ``name`` without reading its record."""
+        cols, row = self._nodes.columns(), self._rows[name]
+        return cols.kind[row], cols.source_path[row]

@@ -8,7 +8,7 @@ Nothing here imports the indexed project.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,7 +71,7 @@ class SymbolTable:
     """
 
     modules: dict[str, dict[str, Any]] = field(default_factory=dict)
-    symbols: dict[str, dict[str, Any]] = field(default_factory=dict)
+    symbols: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def from_parts(
@@ -194,13 +194,22 @@ class SymbolTable:
             members: dict[str, list[str]] = {}
             in_file: dict[str, list[str]] = {}
             by_leaf: dict[str, list[str]] = {}
-            for name, info in self.symbols.items():
+            # a loaded index's table tells kind and path without reading each record
+            brief = getattr(self.symbols, "brief", None)
+            for name in self.symbols:
                 owner, _, leaf = name.rpartition(".")
                 if owner:
                     members.setdefault(owner, []).append(name)
                 by_leaf.setdefault(leaf, []).append(name)
-                if info.get("kind") == "python_symbol":
-                    in_file.setdefault(str(info.get("source_path")), []).append(name)
+                if brief is not None:
+                    kind, path = brief(name)
+                else:
+                    kind, path = (
+                        self.symbols[name].get("kind"),
+                        self.symbols[name].get("source_path"),
+                    )
+                if kind == "python_symbol":
+                    in_file.setdefault(str(path), []).append(name)
             cached = self.__dict__["_related"] = (members, in_file, by_leaf)
         return cached
 

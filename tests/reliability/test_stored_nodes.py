@@ -115,3 +115,18 @@ def test_verify_refuses_a_record_that_disagrees_with_the_columns(built: Path) ->
     )
     code, _, err_text = cli_inproc("stats", "--verify", "-C", str(built))
     assert code == 1 and "does not match the keys table" in err_text
+
+
+def test_the_symbol_table_reads_a_symbol_s_record_only_when_asked(built: Path) -> None:
+    from codecite.store.symbols import SymbolTable
+
+    index = codecite.load(built, check_stale=False)
+    table = index.symbol_table
+    assert _decoded(index) == 0 and len(table.symbols) > 0
+    table.related_maps()  # owners, files and leaves: from the columns
+    assert _decoded(index) == 0
+    full = SymbolTable.from_parts(table.modules.values(), (n.metadata for n in index.nodes))
+    lazy = codecite.load(built, check_stale=False).symbol_table
+    assert list(lazy.symbols) == list(full.symbols)
+    assert {name: lazy.symbols[name] for name in lazy.symbols} == full.symbols
+    assert lazy.related_maps() == full.related_maps()
