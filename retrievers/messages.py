@@ -7,8 +7,12 @@ no symbol; its text is the template of a ``raise`` in ``MarkdownIt.enable``
 ``...Warning: ...``), every template whose literal parts all occur in it, in
 order, is a candidate; those matching the most literal text are the nodes the
 query names, and join the exact-name factor ``b_name`` (docs/retrieval.md, 4).
-Names inside the matched text ("MarkdownIt." above) are part of the message,
-not names the user gave, so the name table reads the query without it.
+What was pasted, from the exception's name on, is the message: the names in
+it ("MarkdownIt." above, the exception, a value filled into the template) are
+not names the user gave, so the name table reads only the words before it. A
+pasted ``OperationalError: Connection already opened.`` asks where that comes
+from (``Database.connect``), which then ranks above the exception class (ranked
+by its words alone).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 
 # "pkg.errors.SomeError: text", "TqdmWarning: text", "SystemExit: text"
 PASTED = re.compile(
-    r"(?:^|[\s`'\"(])[A-Za-z_][\w.]*?(?:Error|Exception|Warning|Exit|Interrupt|Failure)"
+    r"(?:^|[\s`'\"(])(?P<error>[A-Za-z_][\w.]*?(?:Error|Exception|Warning|Exit|Interrupt|Failure))"
     r"\s*:\s*(?P<message>\S.*)",
     re.DOTALL,
 )
@@ -51,7 +55,7 @@ class MessageTable:
                     self.entries.append((row, parts))
 
     def match(self, query: str) -> tuple[np.ndarray, str] | None:
-        """Nodes whose message the query quotes, and the query without that message's text.
+        """Nodes whose message the query quotes, and the query before the pasted message.
 
         None when the query quotes no message or no template matches.
         """
@@ -61,29 +65,27 @@ class MessageTable:
         said = _norm(message)
         best = 0
         rows: list[int] = []
-        spans: list[str] = []
         for row, parts in self.entries:
             at, matched = 0, 0
-            found: list[str] = []
             for part in parts:
                 i = said.find(part, at)
                 if i < 0:
                     break
-                found.append(part)
                 matched += len(part)
                 at = i + len(part)
             else:
                 if matched < MIN_MATCHED_CHARS or matched < best:
                     continue
                 if matched > best:
-                    best, rows, spans = matched, [], []
+                    best, rows = matched, []
                 rows.append(row)
-                spans.extend(found)
         if not rows:
             return None
         mask = np.zeros(self.size, dtype=bool)
         mask[rows] = True
-        rest = query
-        for part in sorted(set(spans), key=len, reverse=True):
-            rest = re.sub(re.escape(part).replace(r"\ ", r"\s+"), " ", rest, flags=re.IGNORECASE)
+        # what was pasted, from the exception's name on, is the message: its names (the
+        # exception, values filled into the template) are not names the user gave, and the
+        # raiser is what it names; the user's own words before it still may name symbols
+        pasted = PASTED.search(query)
+        rest = query[: pasted.start("error")] if pasted is not None else query
         return mask, rest

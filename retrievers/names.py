@@ -131,10 +131,25 @@ class NameTable:
         """
         dotted, words, code = written_names(query)
         found: list[str] = []
+        stand_ins: set[str] = set()  # classes named only for an attribute that is no node
         for path in dotted:
             parts = path.replace("()", "").split(".")
             if len(parts) <= MAX_NAME_PARTS:  # longer is no name anyone writes
-                found.extend(self._path(parts))
+                found.extend(self._path(parts, stand_ins=stand_ins))
+        # ``User.get(User.username == 'bob')``: the member written on the class
+        # (``User.get``, inherited: ``Model.get``), not the class its attribute stood in for
+        pairs = {tuple(p.replace("()", "").split(".")[-2:]) for p in dotted}
+        found = [
+            s
+            for s in found
+            if s not in stand_ins
+            or not any(
+                o != s
+                and (s.rsplit(".", 1)[-1], o.rsplit(".", 1)[-1]) in pairs
+                and self._member(s, o.rsplit(".", 1)[-1]) == o
+                for o in found
+            )
+        ]
         sentence = len(words) > 2
         hits: list[tuple[str, list[str]]] = []
         for position, word in enumerate(words):
@@ -169,9 +184,12 @@ class NameTable:
     def _lower(self, word: str) -> list[str]:
         return self.by_lower_leaf.get(word.lower(), [])
 
-    def _path(self, parts: list[str], loose: bool = True) -> list[str]:
+    def _path(
+        self, parts: list[str], loose: bool = True, stand_ins: set[str] | None = None
+    ) -> list[str]:
         """The symbol a dotted path means (module docstring, 2); ``loose=False`` for a
-        name given as an argument: no guessing that the head is a variable."""
+        name given as an argument: no guessing that the head is a variable. A class
+        returned for want of its attribute is added to ``stand_ins``."""
         path = ".".join(parts)
         if path in self.rows:
             return [path]
@@ -197,9 +215,14 @@ class NameTable:
         if len(parts) == 1:
             return []
         if loose and head not in self.packages and head[:1].islower():  # a variable or an alias
-            return self._path(parts[1:])  # (``stream.extra``, ``so.Continuous().label``)
+            return self._path(parts[1:], stand_ins=stand_ins)  # ``stream.extra``
         owner = self._path(parts[:-1], loose)  # ``PoolManager.request``: inherited, or the class
-        return [self._member(owner[0], leaf) or owner[0]] if owner else []
+        if not owner:
+            return []
+        member = self._member(owner[0], leaf)
+        if member is None and stand_ins is not None:
+            stand_ins.add(owner[0])
+        return [member or owner[0]]
 
     def _member(
         self, owner: str, name: str, depth: int = 0, seen: dict[str, int] | None = None

@@ -112,6 +112,18 @@ class LexicalScorer:
             mask &= np.array([bool(keep(node.node_id)) for node in self.nodes])
         return None if mask.all() else mask
 
+    def _raisers_owners(self, pasted: str, raisers: np.ndarray) -> np.ndarray:
+        """What a pasted message names that raises it or holds its raiser: ``wait_chain()
+        requires at least one strategy``, raised in ``wait_chain.__init__``, names the
+        class; other names in the paste (values filled into it) name nothing."""
+        a = self._arrays
+        raising = {str(a.symbols[int(i)]) for i in np.flatnonzero(raisers)}
+        out = np.zeros(len(raisers), dtype=bool)
+        for symbol in a.names.resolve(pasted):
+            if symbol in raising or any(r.startswith(symbol + ".") for r in raising):
+                out[a.names.rows[symbol]] = True
+        return out
+
     # -- the score --------------------------------------------------------------------
     def read_query(self, query: str) -> tuple[list[str], list[str], str | None, str | None]:
         """Query tokens, expansion tokens (and where they came from), inferred workflow."""
@@ -176,7 +188,7 @@ class LexicalScorer:
         quoted = a.messages.match(query) if named is not None and s.message_evidence else None
         if quoted is not None:  # the code raising a pasted message (retrievers.messages)
             raisers, rest = quoted
-            named = a.names.mask(rest) | raisers
+            named = a.names.mask(rest) | raisers | self._raisers_owners(query[len(rest) :], raisers)
         if named is not None and not named.any():
             named = None  # nothing named: b_name is 1 everywhere
         by_name = {

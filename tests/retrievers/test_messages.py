@@ -74,7 +74,11 @@ def test_a_pasted_message_matches_the_template_sharing_most_of_its_text() -> Non
     )
     mask, rest = table.match("ValueError: Registry. Failed to enable unknown rule(s): ['tables']")
     assert mask.tolist() == [True, False, False, False]
-    assert "Registry" not in rest and "['tables']" in rest  # the message's own words are out
+    assert rest == ""  # what was pasted names no symbol of its own: the raiser is named
+    _, rest = table.match(
+        "`Loader.run` fails with ValueError: Registry. Failed to enable unknown rule(s): ['x']"
+    )
+    assert rest == "`Loader.run` fails with "  # the user's own words before the paste
     assert table.match("ModuleNotFoundError: Linkify enabled but not installed.")[0][3]
     assert table.match("how do I enable a rule?") is None  # no message quoted
     assert table.match("ValueError: something else entirely") is None
@@ -115,3 +119,77 @@ def test_an_ordinary_question_is_ranked_as_before(repo: Path) -> None:
         b = index.with_settings(message_evidence=False).query(query, k=5)
         assert [h.node.node_id for h in a.nodes] == [h.node.node_id for h in b.nodes]
         assert np.allclose([h.score for h in a.nodes], [h.score for h in b.nodes])
+
+
+ERRORS = '''
+class OperationalError(Exception):
+    """Raised when the database is used in the wrong state."""
+
+
+class Database:
+    """A connection to one database."""
+
+    def connect(self):
+        """Open the connection."""
+        if self.is_open:
+            raise OperationalError("Connection already opened.")
+
+    def close(self):
+        """Close the connection."""
+
+    def send(self, event):
+        """Send one event."""
+        raise LocalProtocolError(f"Event {event} cannot be sent in state {self.state}.")
+
+
+class LocalProtocolError(Exception):
+    """The local side broke the protocol."""
+
+
+class TextMessage:
+    """A text message event."""
+
+
+class Pool:
+    """Workers that run jobs."""
+
+    def __init__(self, workers):
+        if not workers:
+            raise ValueError("Pool() requires at least one worker")
+'''
+
+
+def test_the_raiser_outranks_the_exception_named_before_the_colon(
+    tmp_path: Path,
+) -> None:
+    """A pasted ``SomeError: message`` asks where it comes from: the exception's own name
+    is part of what was pasted, not a name the user gave (it still ranks by its words)."""
+    (tmp_path / "db").mkdir()
+    (tmp_path / "db" / "__init__.py").write_text('"""Databases."""\n')
+    (tmp_path / "db" / "core.py").write_text(ERRORS)
+    codecite.build(tmp_path)
+    index = codecite.load(tmp_path)
+    for query in (
+        "db.core.OperationalError: Connection already opened.",
+        "my hook fails with `OperationalError: Connection already opened.` why?",
+    ):
+        ctx = index.query(query, k=5)
+        ranked = [h.node.metadata.get("symbol") for h in ctx.nodes]
+        assert ranked[0] == "db.core.Database.connect", ranked
+        assert "db.core.OperationalError" in ranked[1:]
+    # a value filled into the message names nothing; the class of a raising __init__ does
+    ctx = index.query(
+        "Getting `LocalProtocolError: Event TextMessage(...) cannot be sent in state CLOSED.`"
+        " - what does it mean?",
+        k=5,
+    )
+    assert ctx.nodes[0].node.metadata["symbol"] == "db.core.Database.send"
+    top = {
+        h.node.metadata["symbol"]
+        for h in index.query("ValueError: Pool() requires at least one worker", k=2).nodes
+    }
+    assert top == {"db.core.Pool", "db.core.Pool.__init__"}
+    # naming the exception with no message still names the class
+    assert index.query("what is OperationalError", k=1).nodes[0].node.metadata["symbol"] == (
+        "db.core.OperationalError"
+    )

@@ -294,3 +294,19 @@ def test_an_inherited_member_search_visits_each_class_once_however_many_copies()
     assert table._member("copy3.mod.Level0", "ping") == "copy0.mod.Level8.ping"
     assert table._member("copy3.mod.Level0", "pong") is None  # the full search, failing
     assert calls <= 2 * 10 * 9  # each class searched at most once per lookup
+
+
+def test_a_class_named_for_its_attribute_yields_to_the_member_the_query_names() -> None:
+    """``User.get(User.username == 'bob')``: ``User.username`` is no node, so it stands
+    for the class ``User``; the query's other name is a member ``User`` inherits."""
+    from codecite.retrievers.names import NameTable
+
+    table = NameTable(
+        ["orm.Model", "orm.Model.get", "app.User"],
+        ["class", "method", "class"],
+        [True, True, True],
+        bases=[None, None, ["Model"]],
+    )
+    assert table.resolve("`User.get(User.username == 'bob')` raises") == ["orm.Model.get"]
+    assert table.resolve("what is User.username") == ["app.User"]  # alone, it still names User
+    assert table.resolve("User.username and Model.get") == ["app.User", "orm.Model.get"]
