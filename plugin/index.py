@@ -39,7 +39,6 @@ from codecite.store.opening import (
     check_tokenizer,
     check_trusted,
     decoded,
-    manifest_now,
     manifest_stamp,
     manifest_summary,
     put_back,
@@ -123,6 +122,7 @@ class CodeciteIndex:
             raise IndexNotFoundError(
                 f"no index at '{index_dir}'; run `codecite build` in '{cfg.root}' first"
             )
+        stamp = manifest_stamp(index_dir)  # taken first: a swap after it changes it
         manifest = read_manifest(index_dir)
         check_trusted(cfg, manifest)
         check_tokenizer(index_dir, manifest)
@@ -143,7 +143,7 @@ class CodeciteIndex:
         parts = decoded(index_dir, lambda: load_parts(index_dir, nodes))
         if parts["pages"] is None:  # page evidence from the term counts, if ever asked for
             parts["pages"] = counted_pages(index_dir, nodes, cfg.retrieval.k1, cfg.retrieval.b)
-        if manifest_now(index_dir) != manifest:
+        if manifest_stamp(index_dir) != stamp:  # another manifest file: a build swapped
             message = "was replaced while it was being read (a build finished); load it again"
             raise IndexIntegrityError(f"index at '{index_dir}' {message}")
         return cls(cfg, manifest, nodes, bm25, None, parts)

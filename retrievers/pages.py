@@ -75,8 +75,15 @@ class PageEvidence:
     """Which page each node is on, and the pages' BM25 index (``load`` makes it when
     first needed: an index whose ``page_weight`` is 0 never reads or computes it)."""
 
-    def __init__(self, pages: np.ndarray, load: Callable[[], bm25s.BM25]) -> None:
-        self.pages, self._load = pages, load
+    def __init__(
+        self, pages: np.ndarray | Callable[[], np.ndarray], load: Callable[[], bm25s.BM25]
+    ) -> None:
+        self._pages, self._load = pages, load
+
+    @cached_property
+    def pages(self) -> np.ndarray:
+        """The page of each node (made on first use when given as a callable)."""
+        return self._pages() if callable(self._pages) else self._pages
 
     @cached_property
     def bm25(self) -> bm25s.BM25:
@@ -103,10 +110,18 @@ class PageEvidence:
     def from_counts(
         cls, paths: Sequence[str], counts: Callable[[], TermCounts], k1: float, b: float
     ) -> PageEvidence:
-        """Pages of an index, computed from its per-node term counts when first needed."""
-        pages, n_pages = page_of(paths)
+        """Pages of an index, computed from its per-node term counts when first needed
+        (the pages too: a load of an index whose ``page_weight`` is 0 computes neither)."""
+        made: list[tuple[np.ndarray, int]] = []
+
+        def pages() -> tuple[np.ndarray, int]:
+            if not made:
+                made.append(page_of(paths))
+            return made[0]
+
         return cls(
-            pages, lambda: bm25_from_arrays(page_arrays(*counts(), pages, n_pages, k1=k1, b=b))
+            lambda: pages()[0],
+            lambda: bm25_from_arrays(page_arrays(*counts(), *pages(), k1=k1, b=b)),
         )
 
     def bonus(self, tokens: list[str], lexical: np.ndarray) -> np.ndarray:

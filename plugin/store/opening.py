@@ -15,7 +15,6 @@ from typing import Any
 from codecite.config.model import CodeciteConfig
 from codecite.errors import (
     IndexIntegrityError,
-    IndexNotFoundError,
     ManifestError,
     UntrustedIndexError,
 )
@@ -25,7 +24,6 @@ from codecite.store.files import (
     MANIFEST,
     Manifest,
     read_json,
-    read_manifest,
 )
 from codecite.store.lock import build_lock, build_running
 from codecite.store.ownership import recover_unlocked
@@ -72,15 +70,6 @@ def manifest_stamp(index_dir: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return st.st_ino, st.st_size, st.st_mtime_ns
-
-
-def manifest_now(index_dir: Path) -> Any:
-    try:
-        return read_manifest(index_dir)
-    except IndexNotFoundError as exc:
-        raise IndexIntegrityError(
-            f"index at '{index_dir}' was replaced while it was being read; load it again"
-        ) from exc
 
 
 def put_back(index_dir: Path) -> bool:
