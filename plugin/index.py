@@ -3,7 +3,7 @@
 ``codecite.load(path)`` is the entry point of notebooks and every CLI command. Loading
 trusts nothing on disk: every file is size-checked and matched with its checksum, a
 record is type-checked when first decoded (``codecite.store.stored``), and the manifest
-is read again at the end, so a load that raced a build's swap is retried.
+file is checked to be the same one at the end, so a load that raced a swap is retried.
 """
 
 from __future__ import annotations
