@@ -52,16 +52,9 @@ class StoredNodes(Sequence[NodeRecord]):
                 f"manifest {sum(counts)}; {REBUILD_FIX}"
             )
         paths = [rel for rel, count in zip(files, counts, strict=True) for _ in range(count)]
+        # the keys table holds every column under the same name, the paths excepted
         self._columns = NodeColumns(
-            kind=keys.kind,
-            workflow=keys.workflow,
-            priority=keys.priority,
-            symbol=keys.symbol,
-            symbol_type=keys.symbol_type,
-            public=keys.public,
-            bases=keys.bases,
-            messages=keys.messages,
-            source_path=paths,
+            **{name: getattr(keys, name) for name in COLUMN_FIELDS}, source_path=paths
         )
         self._records: list[NodeRecord | None] = [None] * n
         self._ids: list[str] | None = None
