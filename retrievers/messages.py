@@ -59,10 +59,10 @@ class MessageTable:
 
         None when the query quotes no message or no template matches.
         """
-        message = pasted_message(query) if self.entries else None
-        if message is None:
+        pasted = PASTED.search(query) if self.entries else None
+        if pasted is None:
             return None
-        said = _norm(message)
+        said = _norm(pasted.group("message"))
         best = 0
         rows: list[int] = []
         for row, parts in self.entries:
@@ -86,6 +86,4 @@ class MessageTable:
         # what was pasted, from the exception's name on, is the message: its names (the
         # exception, values filled into the template) are not names the user gave, and the
         # raiser is what it names; the user's own words before it still may name symbols
-        pasted = PASTED.search(query)
-        rest = query[: pasted.start("error")] if pasted is not None else query
-        return mask, rest
+        return mask, query[: pasted.start("error")]

@@ -21,7 +21,7 @@ place in the ranking, as one stock chunk does::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -112,13 +112,7 @@ class PageEvidence:
     ) -> PageEvidence:
         """Pages of an index, computed from its per-node term counts when first needed
         (the pages too: a load of an index whose ``page_weight`` is 0 computes neither)."""
-        made: list[tuple[np.ndarray, int]] = []
-
-        def pages() -> tuple[np.ndarray, int]:
-            if not made:
-                made.append(page_of(paths))
-            return made[0]
-
+        pages = cache(lambda: page_of(paths))
         return cls(
             lambda: pages()[0],
             lambda: bm25_from_arrays(page_arrays(*counts(), *pages(), k1=k1, b=b)),

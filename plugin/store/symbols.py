@@ -201,13 +201,8 @@ class SymbolTable:
                 if owner:
                     members.setdefault(owner, []).append(name)
                 by_leaf.setdefault(leaf, []).append(name)
-                if brief is not None:
-                    kind, path = brief(name)
-                else:
-                    kind, path = (
-                        self.symbols[name].get("kind"),
-                        self.symbols[name].get("source_path"),
-                    )
+                info = {} if brief is not None else self.symbols[name]
+                kind, path = brief(name) if brief else (info.get("kind"), info.get("source_path"))
                 if kind == "python_symbol":
                     in_file.setdefault(str(path), []).append(name)
             cached = self.__dict__["_related"] = (members, in_file, by_leaf)
