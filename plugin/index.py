@@ -45,7 +45,8 @@ from codecite.store.opening import (
     record_vote,
 )
 from codecite.store.records import collector_paused
-from codecite.store.stored import StoredNodes, StoredSymbols, stored_nodes
+from codecite.store.reuse import TERM_FILES
+from codecite.store.stored import READ_AT_LOAD, StoredNodes, StoredSymbols, stored_nodes
 from codecite.store.symbols import SymbolTable, module_namespaces
 from codecite.store.term_counts import counted_pages
 from codecite.vocabulary import KINDS, REBUILD_FIX
@@ -58,6 +59,9 @@ logger = logging.getLogger(__name__)
 
 LOAD_ATTEMPTS = 3  # a load that meets a build's swap reads the index again, this often
 SWAP_RETRY_SECONDS = 0.2  # a swap is two renames: it is over well within this
+# Files a load does not read: checked by size then, by their readers when read (nodes.jsonl
+# a record at a time), and all at once by ``verify``.
+READ_ON_DEMAND = frozenset((NODES, SYMBOLS, *TERM_FILES))
 DENSE_OPTIONS = ("embed_model", "vector_store", "symbol_gate")  # hybrid_retriever's
 QUERY_OPTIONS = frozenset({"kind", "workflow", "path", "filters", "dense", *DENSE_OPTIONS})
 
@@ -126,7 +130,7 @@ class CodeciteIndex:
         manifest = read_manifest(index_dir)
         check_trusted(cfg, manifest)
         check_tokenizer(index_dir, manifest)
-        verify_files(index_dir, manifest)
+        verify_files(index_dir, manifest, read_later={*READ_ON_DEMAND, *READ_AT_LOAD})
         # decoded as asked for: a query reads its hits' records, scoring reads columns
         nodes = decoded(index_dir / NODES, lambda: stored_nodes(index_dir, manifest))
         if len(nodes) != manifest["node_count"]:
@@ -142,7 +146,9 @@ class CodeciteIndex:
         check_feedback(index_dir / FEEDBACK)
         parts = decoded(index_dir, lambda: load_parts(index_dir, nodes))
         if parts["pages"] is None:  # page evidence from the term counts, if ever asked for
-            parts["pages"] = counted_pages(index_dir, nodes, cfg.retrieval.k1, cfg.retrieval.b)
+            parts["pages"] = counted_pages(
+                index_dir, manifest, nodes, cfg.retrieval.k1, cfg.retrieval.b
+            )
         if manifest_stamp(index_dir) != stamp:  # another manifest file: a build swapped
             message = "was replaced while it was being read (a build finished); load it again"
             raise IndexIntegrityError(f"index at '{index_dir}' {message}")
@@ -302,7 +308,9 @@ class CodeciteIndex:
         return None if row is None else self.nodes[row]
 
     def verify(self) -> int:
-        """Decode and check every record against the columns scoring reads; the count."""
+        """Check every file's checksum (a load checks those it reads), then decode and
+        check every record against the columns scoring reads; the count."""
+        verify_files(self.config.index_path, self.manifest)
         return self.nodes.verify() if hasattr(self.nodes, "verify") else len(self.nodes)
 
     def text_nodes(self) -> list[Any]:

@@ -228,6 +228,7 @@ def _write(
 
     from codecite.indexer.calibration import keep_previous
     from codecite.indexer.tables import annotate_public, write_derived  # retrieval-side tables
+    from codecite.store.lines import LINES, line_table, save_line_table
     from codecite.store.term_counts import assemble, merge_runs
 
     terms = assemble(
@@ -259,6 +260,7 @@ def _write(
     ]
     with staging_dir(cfg.index_path, journal) as tmp:
         nodes_digest = write_bytes_hashed(tmp / NODES, chunks)
+        save_line_table(tmp / LINES, line_table(chunks))
         terms.save(tmp)
         keys.save(tmp)
         (tmp / SYMBOLS).write_bytes(write_symbols(table, results))  # symbols come from nodes

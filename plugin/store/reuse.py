@@ -34,7 +34,8 @@ SYMBOLS_TEXT = f"{REUSE_DIR}/symbols.txt"
 VOCAB_FILE = f"{REUSE_DIR}/vocab.json"
 ARRAYS = ("doc_ptr", "doc_ids", "doc_tf", "prose_ptr", "prose_ids", "ident_ptr", "ident_ids")
 ARRAY_FILES = tuple(f"{REUSE_DIR}/{name}.npy" for name in ARRAYS)
-REUSE_FILES = (KEYS_FILE, KEYS_ARRAY, SYMBOLS_TEXT, VOCAB_FILE, *ARRAY_FILES)
+TERM_FILES = (VOCAB_FILE, *ARRAY_FILES)  # ``codecite.store.term_counts.NodeTerms``
+REUSE_FILES = (KEYS_FILE, KEYS_ARRAY, SYMBOLS_TEXT, *TERM_FILES)
 # The metadata fields derived tables read; every other field stays in nodes.jsonl only.
 KEY_FIELDS = (
     "kind",

@@ -2,15 +2,17 @@
 
 A query returns ten nodes; decoding the 50,000 records of a large index to return
 them was most of a load (docs/architecture.md, "Loading"). So a loaded index holds
-``nodes.jsonl`` mapped into memory with the byte offset of each line, and the few
+``nodes.jsonl`` mapped into memory with the byte offset of each line (the build's
+line table, ``codecite.store.lines``), and the few
 metadata fields scoring reads as columns, taken from the build's keys table
 (``codecite.store.reuse.Keys``: the same values, written by the same build) and
 the manifest's file list (each file's nodes are consecutive, in manifest order).
 
 ``StoredNodes[i]`` decodes line ``i`` strictly and type-checks it, as a full read
 does (``codecite.store.records.decode_record``: a bad value is named with its file,
-line and field), once; iterating decodes every line. The checksums of every file
-are still verified when the index is opened.
+line and field), once, after checking the line's digest; iterating decodes every
+line. The file itself is checked by size when the index is opened, and by checksum
+in the full check (``CodeciteIndex.verify``, ``codecite stats --verify``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any, overload
 from codecite.errors import IndexIntegrityError
 from codecite.node_parsers.schema import CODE_KINDS, NodeRecord
 from codecite.retrievers.columns import COLUMN_FIELDS, NodeColumns
-from codecite.store.files import NODES, Manifest
+from codecite.store.files import NODES, Manifest, read_verified
+from codecite.store.lines import LINES, read_line_table, record_digest
 from codecite.store.records import decode_record
 from codecite.store.reuse import KEYS_ARRAY, KEYS_FILE, REUSE_DIR, SYMBOLS_TEXT, Keys
 from codecite.store.symbols import SYMBOL_KEYS
@@ -37,12 +40,13 @@ _ID_AT = re.compile(rb'\s*\{"id": "([^"\\]*)"')
 class StoredNodes(Sequence[NodeRecord]):
     """``nodes.jsonl`` as a sequence of ``NodeRecord``, each decoded on first access."""
 
-    def __init__(self, path: Path, keys: Keys, manifest: Manifest) -> None:
+    def __init__(self, path: Path, keys: Keys, manifest: Manifest, lines: bytes) -> None:
+        """``lines``: the verified bytes of the build's ``LINES`` table."""
         self.path = path
         with path.open("rb") as fh:
             size = fh.seek(0, 2)
             self._data: Any = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        self._starts = _line_starts(self._data)
+        self._starts, self._digests = read_line_table(path.with_name(LINES), lines, path, size)
         n = len(self._starts) - 1
         files = manifest.get("files", {})
         counts = [int(info.get("nodes", 0)) for info in files.values()]
@@ -73,6 +77,11 @@ class StoredNodes(Sequence[NodeRecord]):
         if record is None:
             j = i % len(self._records)
             raw = self._data[self._starts[j] : self._starts[j + 1]]
+            if record_digest(raw) != self._digests[j]:
+                raise IndexIntegrityError(
+                    f"index file '{self.path}' line {j + 1} does not match its digest in "
+                    f"{LINES} (damaged or edited); {REBUILD_FIX}"
+                )
             rec = decode_record(self.path, j + 1, raw)
             record = self._records[j] = NodeRecord(rec["id"], rec["text"], rec["metadata"])
         return record
@@ -117,26 +126,16 @@ class StoredNodes(Sequence[NodeRecord]):
         return self._ids
 
 
-def _line_starts(data: Any) -> list[int]:
-    """The byte offset of every line of ``data``, then its length (a last line may lack
-    its newline)."""
-    starts = [0]
-    find = data.find
-    at = find(b"\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = find(b"\n", at + 1)
-    if starts[-1] != len(data):
-        starts.append(len(data))
-    return starts
+# The files ``stored_nodes`` reads, each checked against its checksum as it is read.
+READ_AT_LOAD = (KEYS_ARRAY, KEYS_FILE, SYMBOLS_TEXT, LINES)
 
 
 def stored_nodes(index_dir: Path, manifest: Manifest) -> StoredNodes:
-    """The nodes of the index at ``index_dir``, whose files were verified against
-    ``manifest`` (``verify_files``)."""
-    files = (KEYS_ARRAY, KEYS_FILE, SYMBOLS_TEXT)
-    keys = Keys.load(index_dir, {rel: (index_dir / rel).read_bytes() for rel in files})
-    return StoredNodes(index_dir / NODES, keys, manifest)
+    """The nodes of the index at ``index_dir``: ``nodes.jsonl`` checked by size and by a
+    record's digest when it is read, the tables it needs by checksum (``READ_AT_LOAD``)."""
+    data = {rel: read_verified(index_dir, manifest, rel) for rel in READ_AT_LOAD}
+    keys = Keys.load(index_dir, data)
+    return StoredNodes(index_dir / NODES, keys, manifest, data[LINES])
 
 
 class StoredSymbols(Mapping[str, dict[str, Any]]):

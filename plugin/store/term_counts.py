@@ -15,15 +15,18 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
 from codecite.errors import IndexIntegrityError
 from codecite.retrievers.columns import node_columns
 from codecite.retrievers.pages import PageEvidence
-from codecite.store.reuse import ARRAY_FILES, ARRAYS, REUSE_DIR, VOCAB_FILE, OldRows
+from codecite.store.reuse import ARRAY_FILES, ARRAYS, REUSE_DIR, TERM_FILES, VOCAB_FILE, OldRows
 from codecite.vocabulary import REBUILD_FIX
+
+if TYPE_CHECKING:
+    from codecite.store.files import Manifest
 
 T = TypeVar("T")
 
@@ -209,7 +212,16 @@ def _ptr(lengths: list[np.ndarray]) -> np.ndarray:
     return ptr
 
 
-def counted_pages(index_dir: Path, nodes: Sequence[Any], k1: float, b: float) -> PageEvidence:
-    """Page evidence of the index at ``index_dir``, made from its term counts on first use."""
+def counted_pages(
+    index_dir: Path, manifest: Manifest, nodes: Sequence[Any], k1: float, b: float
+) -> PageEvidence:
+    """Page evidence of the index at ``index_dir``, made from its term counts on first use
+    (read then, and checked against ``manifest``'s checksums)."""
+    from codecite.store.files import read_verified
+
+    def counts() -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        data = {rel: read_verified(index_dir, manifest, rel) for rel in TERM_FILES}
+        return NodeTerms.load(index_dir, data).counts()
+
     paths = [str(p) for p in node_columns(nodes).source_path]
-    return PageEvidence.from_counts(paths, lambda: NodeTerms.load(index_dir).counts(), k1, b)
+    return PageEvidence.from_counts(paths, counts, k1, b)

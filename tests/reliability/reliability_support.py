@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import shutil
@@ -18,6 +19,21 @@ def copy_sample(dest: Path) -> Path:
     """A fresh copy of the fixture repository at ``dest``."""
     shutil.copytree(FIXTURE_REPO, dest, ignore=shutil.ignore_patterns(".codecite*"))
     return dest
+
+
+def reseal_nodes(index_dir: Path) -> None:
+    """After an edit of ``nodes.jsonl``: its line table, both checksums and the seal made
+    again with this user's key, as a careful tamperer holding the key would."""
+    from codecite.store.lines import line_table, save_line_table
+    from codecite.store.seal import seal
+
+    save_line_table(index_dir / "lines.npy", line_table([(index_dir / "nodes.jsonl").read_bytes()]))
+    path = index_dir / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    for rel in ("nodes.jsonl", "lines.npy"):
+        manifest["checksums"][rel] = hashlib.sha256((index_dir / rel).read_bytes()).hexdigest()
+    manifest.pop("seal", None)
+    path.write_text(json.dumps({**manifest, "seal": seal(manifest)}), encoding="utf-8")
 
 
 def records_by_file(root: Path, index_dir: str = ".codecite") -> dict[str, list[str]]:

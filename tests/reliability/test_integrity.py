@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fixture_facts import SAMPLE_NODES
-from reliability_support import FakeEmbedding, cli
+from reliability_support import FakeEmbedding, cli, reseal_nodes
 
 import codecite
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, ManifestError
+from codecite.index import READ_ON_DEMAND
 from codecite.store import files as store
 from codecite.store.seal import seal
 from codecite.store.term_counts import NodeTerms
@@ -28,6 +29,7 @@ from codecite.store.term_counts import NodeTerms
 FIX = "run `codecite build --full`"
 INDEX_FILES = [
     "nodes.jsonl",
+    "lines.npy",
     "reuse/keys.json",
     "reuse/keys.npy",
     "reuse/symbols.txt",
@@ -69,6 +71,9 @@ def _write_manifest(root: Path, manifest: dict) -> None:
 
 def _rechecksum(root: Path, rel: str) -> None:
     """Record the file's new digest in the manifest, as a careful tamperer would."""
+    if rel == "nodes.jsonl":
+        reseal_nodes(_index(root))
+        return
     manifest = _manifest(root)
     manifest["checksums"][rel] = hashlib.sha256((_index(root) / rel).read_bytes()).hexdigest()
     _write_manifest(root, manifest)
@@ -110,9 +115,32 @@ def test_damaged_file_fails_its_checksum(built: Path, rel: str, damage: str) -> 
         path.write_bytes(data[:-2] + bytes([data[-2] ^ 0x01]) + data[-1:])
     else:
         path.write_bytes(b"")
-    assert _load_error(built) == (
+    if rel in READ_ON_DEMAND and not (rel == "nodes.jsonl" and damage != "byte_changed"):
+        index = codecite.load(built, check_stale=False)  # checked by size: its reader checks it
+        with pytest.raises(IndexIntegrityError) as err:
+            index.verify()  # the full check, `codecite stats --verify`
+        error = str(err.value)
+    else:  # a file the load reads, or nodes.jsonl of another size than its line table says
+        error = _load_error(built)
+    assert error == (
         f"index file '{path}' does not match its checksum in "
         f"manifest.json (truncated or edited); {FIX}"
+    )
+
+
+def test_damaged_record_is_refused_when_read(built: Path) -> None:
+    path = _index(built) / "nodes.jsonl"
+    data = path.read_bytes()
+    second = data.index(b"\n") + 1
+    at = data.index(b'"text": "', second) + len('"text": "')
+    path.write_bytes(data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1 :])  # same size
+    index = codecite.load(built, check_stale=False)
+    index.nodes[0]  # an intact record reads
+    with pytest.raises(IndexIntegrityError) as err:
+        index.nodes[1]
+    assert str(err.value) == (
+        f"index file '{path}' line 2 does not match its digest in lines.npy "
+        f"(damaged or edited); {FIX}"
     )
 
 

@@ -12,7 +12,6 @@ field and the fix, and ``codecite query`` exits 1 without a traceback.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from reliability_support import cli, cli_inproc
+from reliability_support import cli, cli_inproc, reseal_nodes
 
 import codecite
 from codecite.errors import IndexIntegrityError
 from codecite.store import files as store
 from codecite.store.records import METADATA_FIELDS, Shape, read_node_records, record_problem
-from codecite.store.seal import seal
 
 FIX = "run `codecite build --full`"
 LINE = 2  # the record edited: a doc section of docs/guide/static_shift.rst
@@ -44,12 +42,8 @@ def _nodes(root: Path) -> Path:
 
 
 def _reseal(root: Path) -> None:
-    """Record the new digest of nodes.jsonl and seal the manifest with this user's key."""
-    path = root / ".codecite" / "manifest.json"
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest["checksums"]["nodes.jsonl"] = hashlib.sha256(_nodes(root).read_bytes()).hexdigest()
-    manifest.pop("seal", None)
-    path.write_text(json.dumps({**manifest, "seal": seal(manifest)}), encoding="utf-8")
+    """Record the new digests of nodes.jsonl and seal the manifest with this user's key."""
+    reseal_nodes(root / ".codecite")
 
 
 def _edit_record(root: Path, lineno: int, field: str, raw: str) -> str:

@@ -9,17 +9,15 @@ every record and refuses one that disagrees with the columns.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 import pytest
-from reliability_support import cli_inproc
+from reliability_support import cli_inproc, reseal_nodes
 
 import codecite
 from codecite.errors import IndexIntegrityError
 from codecite.retrievers.columns import NodeColumns
-from codecite.store.seal import seal
 from codecite.store.stored import StoredNodes
 
 FIX = "run `codecite build --full`"
@@ -100,12 +98,7 @@ def test_verify_refuses_a_record_that_disagrees_with_the_columns(built: Path) ->
     rec["metadata"]["kind"] = "recipe" if rec["metadata"]["kind"] != "recipe" else "doc_section"
     lines[0] = json.dumps(rec, ensure_ascii=False)
     nodes.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
-    manifest["checksums"]["nodes.jsonl"] = hashlib.sha256(nodes.read_bytes()).hexdigest()
-    manifest.pop("seal", None)
-    (index_dir / "manifest.json").write_text(
-        json.dumps({**manifest, "seal": seal(manifest)}), encoding="utf-8"
-    )
+    reseal_nodes(index_dir)
     index = codecite.load(built, check_stale=False)
     with pytest.raises(IndexIntegrityError) as err:
         index.verify()
