@@ -30,7 +30,7 @@ from codecite.store.files import (
     SYMBOLS,
     Manifest,
     read_json,
-    read_manifest,
+    read_manifest_text,
     verify_files,
 )
 from codecite.store.lock import build_running
@@ -116,7 +116,7 @@ class CodeciteIndex:
                     raise
                 time.sleep(SWAP_RETRY_SECONDS)
         if check_stale:
-            index._warn_if_stale(strict)
+            index.warn_if_stale(strict)
         return index
 
     @classmethod
@@ -127,8 +127,8 @@ class CodeciteIndex:
                 f"no index at '{index_dir}'; run `codecite build` in '{cfg.root}' first"
             )
         stamp = manifest_stamp(index_dir)  # taken first: a swap after it changes it
-        manifest = read_manifest(index_dir)
-        check_trusted(cfg, manifest)
+        manifest, text = read_manifest_text(index_dir)
+        check_trusted(cfg, manifest, text)
         check_tokenizer(index_dir, manifest)
         verify_files(index_dir, manifest, read_later={*READ_ON_DEMAND, *READ_AT_LOAD})
         # decoded as asked for: a query reads its hits' records, scoring reads columns
@@ -177,7 +177,8 @@ class CodeciteIndex:
         """True when the indexed files changed since the build (content, not mtime)."""
         return self.current_fingerprint() != self.manifest.get("fingerprint")
 
-    def _warn_if_stale(self, strict: bool) -> None:
+    def warn_if_stale(self, strict: bool = False) -> None:
+        """Warn (``strict``: raise ``StaleIndexError``) when the sources changed since the build."""
         fresh = self.current_fingerprint()
         built = str(self.manifest.get("fingerprint"))
         if fresh != built:

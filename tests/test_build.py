@@ -150,7 +150,7 @@ b.build_index(sys.argv[1], full=True)
 """
 
 
-@pytest.mark.parametrize("stage", ["parse_file", "write_json", "swap_in"])
+@pytest.mark.parametrize("stage", ["parse_file", "write_manifest", "swap_in"])
 def test_killed_build_leaves_old_index_loadable(sample_repo: Path, stage: str) -> None:
     codecite.build(sample_repo)
     before = _node_ids(sample_repo)

@@ -264,14 +264,14 @@ def _previous_manifest(cfg: CodeciteConfig) -> Manifest | None:
     An index not sealed here (``codecite.store.seal``) is rebuilt in full by the builder;
     its vectors are not carried into an index that will be sealed here either.
     """
-    from codecite.store.files import read_manifest
+    from codecite.store.files import read_manifest_text
     from codecite.store.seal import verifies
 
     try:
-        manifest = read_manifest(cfg.index_path)
+        manifest, text = read_manifest_text(cfg.index_path)
     except (CodeciteError, OSError, ValueError):
         return None
-    if not cfg.trust_index_from_elsewhere and not verifies(manifest):
+    if not cfg.trust_index_from_elsewhere and not verifies(manifest, text):
         if manifest.get("embedding"):
             logger.warning(
                 "the vectors of the index at '%s' are not reused: it was not "

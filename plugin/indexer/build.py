@@ -30,7 +30,7 @@ from codecite.store.files import (
     Manifest,
     checksum_files,
     write_bytes_hashed,
-    write_json,
+    write_manifest,
 )
 from codecite.store.lock import Journal, build_lock
 from codecite.store.ownership import (
@@ -42,7 +42,7 @@ from codecite.store.ownership import (
 )
 from codecite.store.records import collector_paused
 from codecite.store.reuse import Keys, mining_rows, node_keys
-from codecite.store.seal import SEAL, seal
+from codecite.store.seal import sealed_text
 from codecite.store.symbols import SymbolTable
 from codecite.vocabulary import CODE_KINDS
 
@@ -282,9 +282,9 @@ def _write(
         derived["calibration"] = calibration
         manifest = build_manifest(cfg, corpus, results, [len(c) for c in chunks], keys, derived)
         manifest["checksums"] = checksum_files(tmp, known={NODES: nodes_digest})
-        manifest[SEAL] = seal(manifest)
+        text = sealed_text(manifest)  # and its seal in manifest
         write_marker(tmp, [*manifest["checksums"], MANIFEST])
-        write_json(tmp / MANIFEST, manifest)
+        write_manifest(tmp, text)
         swap_in(tmp, cfg.index_path, journal)
     return manifest
 

@@ -20,7 +20,7 @@ from codecite.store.files import (
     NODES,
     SYMBOLS,
     Manifest,
-    read_manifest,
+    read_manifest_text,
     read_verified,
     verify_files,
 )
@@ -42,7 +42,7 @@ def reusable_manifest(cfg: CodeciteConfig) -> tuple[Manifest | None, str | None]
     if not cfg.index_path.exists():
         return None, None
     try:
-        manifest = read_manifest(cfg.index_path)
+        manifest, text = read_manifest_text(cfg.index_path)
     except (CodeciteError, OSError, ValueError) as exc:
         return None, str(exc)
     if (
@@ -51,7 +51,7 @@ def reusable_manifest(cfg: CodeciteConfig) -> tuple[Manifest | None, str | None]
         or manifest.get("parser_version") != PARSER_VERSION
     ):
         return None, None
-    if not cfg.trust_index_from_elsewhere and not verifies(manifest):
+    if not cfg.trust_index_from_elsewhere and not verifies(manifest, text):
         return None, (
             f"index at '{cfg.index_path}' was not built here (its keyed digest does not verify)"
         )

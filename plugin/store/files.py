@@ -99,6 +99,11 @@ def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False, sort_keys=False), encoding="utf-8")
 
 
+def write_manifest(index_dir: Path, text: bytes) -> None:
+    """Write ``manifest.json``: the sealed bytes of ``codecite.store.seal.sealed_text``."""
+    (index_dir / MANIFEST).write_bytes(text)
+
+
 def read_jsonl(path: Path) -> list[Any]:
     check_size(path)
     rows = []
@@ -195,13 +200,29 @@ class Manifest(TypedDict, total=False):
 
 def read_manifest(index_dir: Path) -> Manifest:
     """The manifest of an index, checked for format version."""
+    return read_manifest_text(index_dir)[0]
+
+
+def read_manifest_text(index_dir: Path) -> tuple[Manifest, bytes]:
+    """The manifest of an index, checked for format version, and the file's bytes (what
+    its seal is checked on: ``codecite.store.seal.verifies``)."""
     path = index_dir / MANIFEST
     if not path.is_file():
         raise IndexNotFoundError(
             f"no index at '{index_dir}' (missing {MANIFEST}); run `codecite build`"
         )
     try:
-        manifest = read_json(path)
+        check_size(path)
+        text = path.read_bytes()
+        manifest = json.loads(text)
+    except FileNotFoundError as exc:
+        raise IndexNotFoundError(
+            f"no index at '{index_dir}' (missing {MANIFEST}); run `codecite build`"
+        ) from exc
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ManifestError(
+            f"index file '{path}' ({MANIFEST}) is not valid JSON ({exc}); {REBUILD_FIX}"
+        ) from exc
     except IndexIntegrityError as exc:
         raise ManifestError(str(exc)) from exc
     if not isinstance(manifest, dict) or "format_version" not in manifest:
@@ -218,7 +239,7 @@ def read_manifest(index_dir: Path) -> Manifest:
             f"index at '{index_dir}' has old format version {version}; {REBUILD_FIX}"
         )
     _check_manifest_shape(path, manifest)
-    return cast(Manifest, manifest)
+    return cast(Manifest, manifest), text
 
 
 _MANIFEST_SHAPE = {

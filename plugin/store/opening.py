@@ -86,11 +86,11 @@ def put_back(index_dir: Path) -> bool:
     return recover_unlocked(index_dir) or index_dir.exists()
 
 
-def check_trusted(cfg: CodeciteConfig, manifest: Manifest) -> None:
+def check_trusted(cfg: CodeciteConfig, manifest: Manifest, text: bytes) -> None:
     """Refuse an index this user did not build here, unless the settings trust it."""
     from codecite.store.seal import verifies
 
-    if cfg.trust_index_from_elsewhere or verifies(manifest):
+    if cfg.trust_index_from_elsewhere or verifies(manifest, text):
         return
     raise UntrustedIndexError(
         f"index at '{cfg.index_path}' was not built by this user on this machine (its keyed "

@@ -201,8 +201,15 @@ class Keys:
         )
 
     @classmethod
-    def load(cls, index_dir: Path, data: dict[str, bytes]) -> Keys:
-        """The keys saved by ``save``, from the files' verified bytes (by relative path)."""
+    def load(cls, index_dir: Path, data: dict[str, bytes], reading: bool = False) -> Keys:
+        """The keys saved by ``save``, from the files' verified bytes (by relative path).
+
+        ``reading``: for a loaded index, which reads only the columns scoring needs
+        (``codecite.retrievers.columns.COLUMN_FIELDS``): the build's other columns
+        (module, signature, doc references, docstring flags) are left empty, and a row
+        without bases or messages holds one shared empty tuple, not a list of its own
+        (four lists a node were most of the objects a load made).
+        """
         import numpy as np
 
         path = index_dir / REUSE_DIR
@@ -235,36 +242,30 @@ class Keys:
         coded = {
             name: [table[c + 1] for c in col]
             for name, table, col in zip(CODED, tables, cols, strict=False)
+            if not (reading and name == "module")
         }
-        signature: list[str | None] = [None] * n
-        refs: list[list[str]] = [[] for _ in range(n)]
-        code_refs: list[list[str]] = [[] for _ in range(n)]
-        bases: list[list[str]] = [[] for _ in range(n)]
-        messages: list[list[str]] = [[] for _ in range(n)]
-        for i, v in meta.get("bases", {}).items():
-            bases[int(i)] = v
-        for i, v in meta.get("messages", {}).items():
-            messages[int(i)] = v
-        for i, v in meta.get("signature", {}).items():
-            signature[int(i)] = v
-        for i, v in meta.get("refs", {}).items():
-            refs[int(i)] = v
-        for i, v in meta.get("code_refs", {}).items():
-            code_refs[int(i)] = v
+
+        def sparse(name: str, empty: Any = None) -> list[Any]:
+            column = [empty] * n if reading or empty is None else [[] for _ in range(n)]
+            for i, v in meta.get(name, {}).items():
+                column[int(i)] = v
+            return column
+
+        build = not reading  # the columns only a build reads
         return cls(
             kind=coded["kind"],
             symbol=[s or None for s in symbols[:n]],
-            module=coded["module"],
+            module=coded["module"] if build else [],
             symbol_type=coded["symbol_type"],
-            signature=signature,
-            refs=refs,
-            code_refs=code_refs,
-            docstring=[bool(d) for d in cols[-3]],
+            signature=sparse("signature") if build else [],
+            refs=sparse("refs", ()) if build else [],
+            code_refs=sparse("code_refs", ()) if build else [],
+            docstring=[bool(d) for d in cols[-3]] if build else [],
             public=[None if p < 0 else bool(p) for p in cols[-2]],
             workflow=coded["workflow"],
             priority=[None if p < 0 else p for p in cols[-1]],
-            bases=bases,
-            messages=messages,
+            bases=sparse("bases", ()),
+            messages=sparse("messages", ()),
         )
 
 

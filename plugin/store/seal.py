@@ -1,9 +1,10 @@
 """The manifest's keyed digest: an index is trusted only where it was built.
 
 The manifest records a SHA-256 of every other index file, so a digest of the
-manifest covers the whole index. ``seal`` is an HMAC-SHA256 of the manifest
-under a per-user key kept outside every repository (``index-key`` in the
-user's cache folder, created on first use, mode 0600). An index committed to a
+manifest covers the whole index. Its ``seal`` field is an HMAC-SHA256 of the
+manifest file's bytes (that field's value blanked) under a per-user key kept
+outside every repository (``index-key`` in the user's cache folder, created on
+first use, mode 0600). An index committed to a
 repository or copied from elsewhere, even with consistent checksums, does not
 verify: ``codecite build`` rebuilds it and ``query``/``ask`` refuse it, unless
 the user opts in with ``trust_index_from_elsewhere = true`` for an index they
@@ -24,6 +25,7 @@ from typing import Any
 from codecite.errors import CodeciteError
 
 SEAL = "seal"
+BLANK = "0" * 64  # the seal's value while its digest is computed
 KEY_BYTES = 32
 
 
@@ -80,23 +82,32 @@ def ensure_key() -> bytes:
     return key
 
 
-def _digest(key: bytes, manifest: Mapping[str, Any]) -> str:
-    body = {k: v for k, v in manifest.items() if k != SEAL}
-    blob = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hmac.new(key, blob.encode("utf-8"), hashlib.sha256).hexdigest()
+def _digest(key: bytes, text: bytes) -> str:
+    return hmac.new(key, text, hashlib.sha256).hexdigest()
 
 
-def seal(manifest: Mapping[str, Any]) -> str:
-    """The keyed digest to store in ``manifest[SEAL]`` (makes the key if needed)."""
-    return _digest(ensure_key(), manifest)
+def _field(value: str) -> bytes:
+    return f'"{SEAL}": "{value}"'.encode()
 
 
-def verifies(manifest: Mapping[str, Any]) -> bool:
-    """True when ``manifest`` was sealed with this user's key."""
+def sealed_text(manifest: dict[str, Any]) -> bytes:
+    """``manifest`` as the bytes of ``manifest.json``, its ``seal`` field (last, and set in
+    ``manifest`` too) holding the keyed digest of those bytes with the field's value
+    blanked (makes the key if needed). A digest of the file's own bytes: a load checks
+    it without encoding the manifest again, which took 50 ms of a load at 50,000 nodes."""
+    manifest.pop(SEAL, None)
+    text = json.dumps({**manifest, SEAL: BLANK}, ensure_ascii=False).encode("utf-8")
+    head, _, tail = text.rpartition(_field(BLANK))
+    manifest[SEAL] = _digest(ensure_key(), text)
+    return head + _field(manifest[SEAL]) + tail
+
+
+def verifies(manifest: Mapping[str, Any], text: bytes) -> bool:
+    """True when ``manifest``, parsed from the bytes ``text``, was sealed with this user's
+    key (``sealed_text``)."""
     key = user_key()
     stored = manifest.get(SEAL)
-    return (
-        key is not None
-        and isinstance(stored, str)
-        and hmac.compare_digest(stored, _digest(key, manifest))
-    )
+    if key is None or not isinstance(stored, str) or len(stored) != len(BLANK):
+        return False
+    head, field, tail = text.rpartition(_field(stored))
+    return bool(field) and hmac.compare_digest(stored, _digest(key, head + _field(BLANK) + tail))

@@ -102,7 +102,7 @@ class StoredNodes(Sequence[NodeRecord]):
             for name in COLUMN_FIELDS:
                 stored, written = getattr(cols, name)[i], meta.get(name)
                 if name in ("bases", "messages"):
-                    written = list(written or [])
+                    stored, written = list(stored), list(written or [])
                 if stored != written:
                     raise IndexIntegrityError(
                         f"index file '{self.path}' line {i + 1}: field 'metadata.{name}' does "
@@ -134,7 +134,7 @@ def stored_nodes(index_dir: Path, manifest: Manifest) -> StoredNodes:
     """The nodes of the index at ``index_dir``: ``nodes.jsonl`` checked by size and by a
     record's digest when it is read, the tables it needs by checksum (``READ_AT_LOAD``)."""
     data = {rel: read_verified(index_dir, manifest, rel) for rel in READ_AT_LOAD}
-    keys = Keys.load(index_dir, data)
+    keys = Keys.load(index_dir, data, reading=True)
     return StoredNodes(index_dir / NODES, keys, manifest, data[LINES])
 
 

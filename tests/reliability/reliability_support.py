@@ -25,15 +25,14 @@ def reseal_nodes(index_dir: Path) -> None:
     """After an edit of ``nodes.jsonl``: its line table, both checksums and the seal made
     again with this user's key, as a careful tamperer holding the key would."""
     from codecite.store.lines import line_table, save_line_table
-    from codecite.store.seal import seal
+    from codecite.store.seal import sealed_text
 
     save_line_table(index_dir / "lines.npy", line_table([(index_dir / "nodes.jsonl").read_bytes()]))
     path = index_dir / "manifest.json"
     manifest = json.loads(path.read_text(encoding="utf-8"))
     for rel in ("nodes.jsonl", "lines.npy"):
         manifest["checksums"][rel] = hashlib.sha256((index_dir / rel).read_bytes()).hexdigest()
-    manifest.pop("seal", None)
-    path.write_text(json.dumps({**manifest, "seal": seal(manifest)}), encoding="utf-8")
+    path.write_bytes(sealed_text(manifest))
 
 
 def records_by_file(root: Path, index_dir: str = ".codecite") -> dict[str, list[str]]:

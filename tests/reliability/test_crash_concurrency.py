@@ -61,7 +61,7 @@ STAGES = {
     "bm25_save": ("codecite.indexer.tables", "save_bm25_arrays", 1),
     "derived_tables": ("codecite.indexer.tables", "write_derived", 1),
     "checksum": ("codecite.indexer.build", "checksum_files", 1),
-    "manifest": ("codecite.indexer.build", "write_json", 1),
+    "manifest": ("codecite.indexer.build", "write_manifest", 1),
     "between_renames": ("os", "replace", 2),  # old index retired, new one not yet in
     "old_index_cleanup": ("shutil", "rmtree", 1),  # new index in, old one not yet removed
 }

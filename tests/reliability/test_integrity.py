@@ -23,7 +23,7 @@ import codecite
 from codecite.errors import IndexIntegrityError, IndexNotFoundError, ManifestError
 from codecite.index import READ_ON_DEMAND
 from codecite.store import files as store
-from codecite.store.seal import seal
+from codecite.store.seal import sealed_text
 from codecite.store.term_counts import NodeTerms
 
 FIX = "run `codecite build --full`"
@@ -65,8 +65,7 @@ def _manifest(root: Path) -> dict:
 def _write_manifest(root: Path, manifest: dict) -> None:
     """Write an edited manifest, sealed with this user's key: the checks below the seal
     (tests/reliability/test_ownership.py covers an edit without the key) still hold."""
-    manifest = {**manifest, "seal": seal(manifest)}
-    (_index(root) / "manifest.json").write_text(json.dumps(manifest))
+    (_index(root) / "manifest.json").write_bytes(sealed_text(manifest))
 
 
 def _rechecksum(root: Path, rel: str) -> None:
