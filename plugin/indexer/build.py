@@ -260,7 +260,13 @@ def _write(
     ]
     with staging_dir(cfg.index_path, journal) as tmp:
         nodes_digest = write_bytes_hashed(tmp / NODES, chunks)
-        save_line_table(tmp / LINES, line_table(chunks))
+        known = [  # a reused file's unchanged lines keep their digests
+            previous.lines[fr.rows.start : fr.rows.stop]
+            if previous is not None and fr.rows is not None and chunk is fr.chunk
+            else None
+            for fr, chunk in zip(results, chunks, strict=True)
+        ]
+        save_line_table(tmp / LINES, line_table(chunks, known))
         terms.save(tmp)
         keys.save(tmp)
         (tmp / SYMBOLS).write_bytes(write_symbols(table, results))  # symbols come from nodes

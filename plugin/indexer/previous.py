@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from codecite.config.model import CodeciteConfig
 from codecite.errors import CodeciteError
 from codecite.node_parsers.dispatch import PARSER_VERSION
 from codecite.retrievers.tokenizer import TokenizerSettings
 from codecite.store.files import (
+    LINES,
     NODES,
     SYMBOLS,
     Manifest,
@@ -69,16 +70,20 @@ class Previous:
     files: dict[str, FileResult]
     keys: Keys
     terms: NodeTerms
+    lines: Any  # the line table of nodes.jsonl (codecite.store.lines), a numpy array
 
 
 def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
     """The previous index's per-file results, to reuse unchanged files."""
-    from codecite.store.term_counts import NodeTerms  # numpy: not for a build with nothing to do
+    from codecite.store.lines import checked_line_table  # numpy: not for a no-change build
+    from codecite.store.term_counts import NodeTerms
 
     path = cfg.index_path
     try:
-        blobs = {rel: read_verified(path, manifest, rel) for rel in (NODES, SYMBOLS, *REUSE_FILES)}
+        wanted = (NODES, LINES, SYMBOLS, *REUSE_FILES)
+        blobs = {rel: read_verified(path, manifest, rel) for rel in wanted}
         data = blobs[NODES]
+        lines = checked_line_table(path / LINES, blobs[LINES], path / NODES, len(data))
         keys = Keys.load(path, blobs)
         terms = NodeTerms.load(path, blobs)
         namespaces = read_symbols(blobs[SYMBOLS], path / SYMBOLS)
@@ -113,4 +118,4 @@ def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
         if ns.get("source_path") in per_file:
             per_file[ns["source_path"]].namespace = ns
             per_file[ns["source_path"]].namespace_line = line
-    return Previous(per_file, keys, terms)
+    return Previous(per_file, keys, terms, lines)
