@@ -124,3 +124,20 @@ def test_the_symbol_table_reads_a_symbol_s_record_only_when_asked(built: Path) -
     assert list(lazy.symbols) == list(full.symbols)
     assert {name: lazy.symbols[name] for name in lazy.symbols} == full.symbols
     assert lazy.related_maps() == full.related_maps()
+
+
+@pytest.mark.parametrize("rel", ["symbols.json", "reuse/doc_tf.npy", "nodes.jsonl"])
+def test_a_file_no_load_reads_is_found_damaged_by_stats_verify(built: Path, rel: str) -> None:
+    """A load checks such a file by size only; the query still answers, and the full check
+    (``codecite stats --verify``) names the file, exit 1."""
+    path = built / ".codecite" / rel
+    data = path.read_bytes()
+    path.write_bytes(data[:-2] + bytes([data[-2] ^ 0x01]) + data[-1:])  # same size
+    code, out, err = cli_inproc("query", "static shift", "-k", "3", "-C", str(built))
+    assert code == 0 and out.strip()
+    code, out, err = cli_inproc("stats", "--verify", "-C", str(built))
+    assert code == 1 and out == ""
+    assert err.strip() == (
+        f"codecite stats: index file '{path}' does not match its checksum in manifest.json "
+        f"(truncated or edited); {FIX}"
+    )
