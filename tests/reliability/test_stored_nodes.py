@@ -141,3 +141,17 @@ def test_a_file_no_load_reads_is_found_damaged_by_stats_verify(built: Path, rel:
         f"codecite stats: index file '{path}' does not match its checksum in manifest.json "
         f"(truncated or edited); {FIX}"
     )
+
+
+def test_a_reused_chunk_keeps_its_line_digests_at_its_new_offset() -> None:
+    """``line_table`` given a chunk's rows of an earlier table (where the chunk stood at
+    another offset) gives the table it would hash, without hashing that chunk."""
+    from codecite.store.lines import line_table
+
+    a, b, c = b'{"id": "a"}\n', b'{"id": "b1"}\n{"id": "b2"}\n', b'{"id": "c"}\n'
+    before = line_table([c, b])  # b stood after c
+    assert line_table([a, b], known=[None, before[1:]]).tolist() == line_table([a, b]).tolist()
+    changed = b'{"id": "b1"}\n{"id": "b3"}\n'  # rows of other bytes are hashed again
+    assert line_table([a, changed], known=[None, before[1:2]]).tolist() == (
+        line_table([a, changed]).tolist()
+    )
