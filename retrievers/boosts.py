@@ -28,7 +28,7 @@ it; changing an order or a precision moves scores in their last bits.
 from __future__ import annotations
 
 import operator
-from collections.abc import Container, Sequence
+from collections.abc import Container, Mapping, Sequence
 from functools import reduce
 from types import MappingProxyType
 from typing import Any
@@ -145,30 +145,50 @@ def named_leaves(mentions: Mentions, compound_names: Container[str]) -> set[str]
 
 
 class LeafIndex:
-    """Every node's leaf symbol name, indexed so that ``names_symbol`` costs a few lookups.
+    """Every code node's leaf symbol name, looked up through the name table's own maps, so
+    that ``names_symbol`` costs a few lookups and making the index costs none.
 
-    ``leaves`` holds one name per node, as written (``""``: the node is no symbol).
-    A lower-cased name counts as compound when any symbol spelled so is compound.
+    ``by_lower`` maps a lower-cased leaf name to the symbols spelled so and ``rows`` a
+    symbol to its nodes (``codecite.retrievers.names.NameTable``'s ``by_lower_leaf`` and
+    ``rows``); ``size`` is the number of nodes. A lower-cased name counts as compound
+    when any symbol spelled so is compound.
     """
 
-    def __init__(self, leaves: Sequence[str]) -> None:
-        self.size = len(leaves)
-        self.shape = (self.size,)  # what ``np.shape`` reports: one value per node
-        self.positions: dict[str, list[int]] = {}
-        self.compound: set[str] = set()
-        for i, leaf in enumerate(leaves):
-            if leaf:
-                self.positions.setdefault(leaf.lower(), []).append(i)
-        # each spelling once: methods share their names (``__init__``, ``get``) many times
-        for leaf in set(leaves):
-            if leaf and is_compound(leaf):
-                self.compound.add(leaf.lower())
+    def __init__(
+        self, size: int, by_lower: Mapping[str, Sequence[str]], rows: Mapping[str, Sequence[int]]
+    ) -> None:
+        self.size = size
+        self.shape = (size,)  # what ``np.shape`` reports: one value per node
+        self._by_lower = by_lower
+        self._rows = rows
+        self.compound = _CompoundLeaves(by_lower)
+
+    def positions(self, name: str) -> list[int]:
+        """The nodes whose leaf name lowers to ``name``."""
+        return [row for symbol in self._by_lower.get(name, ()) for row in self._rows[symbol]]
 
     def mask(self, mentions: Mentions) -> np.ndarray:
         out = np.zeros(self.size, dtype=bool)
         for name in named_leaves(mentions, self.compound):
-            out[self.positions.get(name, [])] = True
+            out[self.positions(name)] = True
         return out
+
+
+class _CompoundLeaves(Container[str]):
+    """The lower-cased leaf names some symbol spells as a compound name, asked per name."""
+
+    def __init__(self, by_lower: Mapping[str, Sequence[str]]) -> None:
+        self._by_lower = by_lower
+        self._known: dict[str, bool] = {}  # each name asked once: methods share names
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        found = self._known.get(name)
+        if found is None:
+            symbols = self._by_lower.get(name, ())
+            found = self._known[name] = any(is_compound(s.rpartition(".")[2]) for s in symbols)
+        return found
 
 
 def names_symbol(leaf: Any, mentions: Mentions, compound: Any = None) -> Any:

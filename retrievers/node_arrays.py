@@ -52,11 +52,6 @@ class NodeArrays:
         zero_config = settings.zero_config_factors(cols.public, cols.kind, cols.source_path)
         self.zero_config = typed("zero_config", np.array(zero_config))
         code = self.code.tolist()
-        leaves = [
-            sym.rsplit(".", 1)[-1] if sym and is_code else ""
-            for sym, is_code in zip(symbols, code, strict=True)
-        ]
-        self.leaf_index = boosts.LeafIndex(leaves)
         self.neutral = typed("name", np.ones(len(symbols)))  # b_name where nothing is named
         self.messages = MessageTable(cols.messages)
         self.names = NameTable(
@@ -67,6 +62,7 @@ class NodeArrays:
             propagation.mentions() if propagation is not None else None,
             cols.bases,
         )
+        self.leaf_index = boosts.LeafIndex(len(symbols), self.names.by_lower_leaf, self.names.rows)
         self.paths = cols.source_path
         self._nodes = nodes
         self._positions: dict[str, int] | None = None
