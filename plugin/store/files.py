@@ -82,10 +82,16 @@ def file_sha256(path: Path) -> str:
 
 def read_json(path: Path, what: str | None = None) -> Any:
     """Parse a JSON file with a size limit; errors name the file and the fix."""
+    return read_json_text(path, what)[0]
+
+
+def read_json_text(path: Path, what: str | None = None) -> tuple[Any, bytes]:
+    """``read_json``, and the bytes it parsed."""
     name = what or path.name
     check_size(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_bytes()
+        return json.loads(text.decode("utf-8")), text
     except FileNotFoundError as exc:
         raise IndexIntegrityError(f"index file '{path}' is missing; {REBUILD_FIX}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -212,17 +218,7 @@ def read_manifest_text(index_dir: Path) -> tuple[Manifest, bytes]:
             f"no index at '{index_dir}' (missing {MANIFEST}); run `codecite build`"
         )
     try:
-        check_size(path)
-        text = path.read_bytes()
-        manifest = json.loads(text)
-    except FileNotFoundError as exc:
-        raise IndexNotFoundError(
-            f"no index at '{index_dir}' (missing {MANIFEST}); run `codecite build`"
-        ) from exc
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise ManifestError(
-            f"index file '{path}' ({MANIFEST}) is not valid JSON ({exc}); {REBUILD_FIX}"
-        ) from exc
+        manifest, text = read_json_text(path)
     except IndexIntegrityError as exc:
         raise ManifestError(str(exc)) from exc
     if not isinstance(manifest, dict) or "format_version" not in manifest:
