@@ -11,6 +11,7 @@ pasted message against them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -62,25 +63,82 @@ def _first_argument(call: Any) -> Any:
     return positional[0] if positional else None
 
 
-def raised_messages(body: Any) -> list[str]:
-    """Message templates of the ``raise`` and ``warn`` calls in a function ``body``."""
-    found: list[str] = []
-    stack = [body] if body is not None else []
-    while stack and len(found) < MAX_MESSAGES:
-        node = stack.pop()
-        call = None
-        if node.type == "raise_statement" and node.named_children:
-            raised = node.named_children[0]
-            call = raised if raised.type == "call" else None
-        elif node.type == "call":
-            func = node.child_by_field_name("function")
-            name = text(func) if func is not None else ""
-            if name in _WARN_CALLS or name.endswith(".warn"):
-                call = node
-        if call is not None:
-            arg = _first_argument(call)
-            message = _template(arg) if arg is not None else None
-            if message and len(message.replace("{}", "").strip()) >= 8:
-                found.append(" ".join(message.split())[:MAX_MESSAGE_CHARS])
-        stack.extend(reversed(node.named_children))  # a nested def is no node of its own
-    return list(dict.fromkeys(found))
+# where a message can start: the ``raise`` keyword, a ``warn``/``warn_explicit`` name
+_SITE_WORDS = re.compile(rb"\b(?:raise|warn(?:_explicit)?)\b")
+
+
+class MessageSites:
+    """The ``raise`` statements and ``warn`` calls of one module, found in one pass.
+
+    The source is scanned for the words that start one and each hit is checked
+    on the tree (a word in a string or a comment is no statement), so the cost
+    follows the number of such words, not the size of the tree.
+    ``raised_messages(body)`` then reads the sites inside a function's byte range.
+    """
+
+    def __init__(self, root: Any, source: bytes) -> None:
+        sites = {}
+        for hit in _SITE_WORDS.finditer(source):
+            node = _site(root.descendant_for_byte_range(hit.start(), hit.end()), hit.group())
+            if node is not None:
+                sites[node.id] = node
+        self._nodes = sorted(sites.values(), key=lambda n: (n.start_byte, -n.end_byte))
+        self._starts = [n.start_byte for n in self._nodes]
+
+    def raised_messages(self, body: Any) -> list[str]:
+        """Message templates of the ``raise`` and ``warn`` calls in a function ``body``.
+
+        In source order, nested functions included (a nested def is no node of its own).
+        """
+        if body is None:
+            return []
+        lo = bisect.bisect_left(self._starts, body.start_byte)
+        hi = bisect.bisect_left(self._starts, body.end_byte, lo)
+        found: list[str] = []
+        for node in self._nodes[lo:hi]:
+            if len(found) >= MAX_MESSAGES:
+                break
+            message = _message(node)
+            if message is not None:
+                found.append(message)
+        return list(dict.fromkeys(found))
+
+
+def _site(node: Any, word: bytes) -> Any:
+    """The ``raise_statement`` or ``warn`` call whose first word is at ``node``, or None."""
+    parent = node.parent if node is not None else None
+    if parent is None:
+        return None
+    if word == b"raise":
+        return parent if node.type == "raise" and parent.type == "raise_statement" else None
+    if node.type != "identifier" or node.text != word:
+        return None
+    if parent.type == "call" and parent.child_by_field_name("function") == node:
+        return parent  # ``warn(...)``
+    call = parent.parent  # ``x.warn(...)``: the name is an attribute's, called
+    if (
+        word == b"warn"
+        and parent.type == "attribute"
+        and parent.child_by_field_name("attribute") == node
+        and call is not None
+        and call.type == "call"
+        and call.child_by_field_name("function") == parent
+    ):
+        return call
+    return None
+
+
+def _message(node: Any) -> str | None:
+    """The message template of one ``raise`` statement or ``warn`` call, if it has one."""
+    call = None
+    if node.type == "raise_statement":
+        raised = node.named_children[0] if node.named_children else None
+        call = raised if raised is not None and raised.type == "call" else None
+    else:  # ``warn(...)``, ``warn_explicit(...)`` or ``x.warn(...)``
+        name = text(node.child_by_field_name("function"))
+        call = node if name in _WARN_CALLS or name.endswith(".warn") else None
+    arg = _first_argument(call) if call is not None else None
+    message = _template(arg) if arg is not None else None
+    if message and len(message.replace("{}", "").strip()) >= 8:
+        return " ".join(message.split())[:MAX_MESSAGE_CHARS]
+    return None

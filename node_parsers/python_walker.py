@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .conventions import attach_docstring, creates_logger, read_add_newdoc, read_late_docstring
 from .python_getattr import read_getattr, read_lazy_attach
-from .python_messages import raised_messages
+from .python_messages import MessageSites
 from .python_namespace import ModuleNamespace
 from .python_params import format_parameters, parse_parameters
 from .python_syntax import decorators, docstring_of, is_private, squash, string_value, text, unwrap
@@ -86,6 +86,7 @@ class ModuleWalker:
 
     # -- module level --------------------------------------------------------
     def walk(self, root: Any) -> None:
+        self._messages = MessageSites(root, self.source)  # raise/warn sites (python_messages)
         doc = docstring_of(root)
         if doc:
             first = next(c for c in root.named_children if c.type != "comment")
@@ -295,8 +296,7 @@ class ModuleWalker:
             decorators=decos,
             docstring=doc,
         )
-        messages = raised_messages(body)
-        if messages:  # what it raises or warns with, for a pasted message (python_messages)
+        if messages := self._messages.raised_messages(body):  # for a pasted message
             meta["messages"] = messages
         if any(d in _OVERLOAD_DECORATORS for d in decos) and not doc:
             return signature  # a typing stub of the implementation that follows: not a node

@@ -63,6 +63,32 @@ def test_the_parser_keeps_the_templates_a_function_raises_or_warns_with() -> Non
     assert found["pkg.core.Registry"] is None  # a class body raises nothing itself
 
 
+def test_only_real_raise_statements_and_warn_calls_are_message_sites() -> None:
+    source = """
+def report(log, warn):
+    \"\"\"Say raise ValueError("not a statement, a docstring") here.\"\"\"
+    # raise KeyError("a comment is no statement either")
+    text = 'warn("a string mentioning warn")'
+    log.warn("the logger's own warning method, called")
+    warn("a bare warn name, called as a function")
+    mywarn("a different name that ends in warn")
+    warnings.warn_explicit("an attribute named warn_explicit is not read")
+    handler = log.warn  # named, not called
+    raise RuntimeError("the one real raise statement of report")
+"""
+    assert _messages(source)["pkg.core.report"] == [
+        "the logger's own warning method, called",
+        "a bare warn name, called as a function",
+        "the one real raise statement of report",
+    ]
+
+
+def test_a_function_keeps_its_first_eight_messages_in_source_order() -> None:
+    lines = "".join(f"    raise ValueError('message number {i} of many')\n" for i in range(12))
+    found = _messages(f"def f():\n{lines}")["pkg.core.f"]
+    assert found == [f"message number {i} of many" for i in range(8)]
+
+
 def test_a_pasted_message_matches_the_template_sharing_most_of_its_text() -> None:
     table = MessageTable(
         [
