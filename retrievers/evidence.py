@@ -146,15 +146,17 @@ def coverage(retriever: Any, ctx: RetrievedContext, depth: int = COVERAGE_DEPTH)
         return 0.0
     lexical = ctx.mode == "lexical" and hasattr(retriever, "score_all")
     paged = lexical and getattr(retriever, "page_weight", 0.0) > 0
-    if lexical and (paged or any(b.name > 1.0 for b in ctx.breakdown.values())):
+    led = getattr(ctx, "page_lead", None) is not None
+    if lexical and (paged or led or any(b.name > 1.0 for b in ctx.breakdown.values())):
         # a named symbol ranked first says which node is meant, not that the corpus answers;
-        # a page's score says where to read, not how much of the question one node covers
-        ctx = retriever.retrieve_context(ctx.query, depth * 4, names=False, pages=False)
+        # a page's score (or a page put first) says where to read, not how much of the
+        # question one node covers
+        ctx = retriever.retrieve_context(ctx.query, depth * 4, names=False, pages=False, lead=False)
     contexts = [ctx]
     if ctx.variants and lexical:
         contexts.append(
             retriever.retrieve_context(
-                ctx.query, depth * 4, variants=False, names=False, pages=False
+                ctx.query, depth * 4, variants=False, names=False, pages=False, lead=False
             )
         )
     best = 0.0

@@ -28,6 +28,14 @@ def explain_text(ctx: RetrievedContext) -> str:
             else []
         ),
         *(
+            [
+                f"page lead:       {ctx.page_lead} first: with v(q) counted on pages it "
+                "outscores every node (no code left the top 5)"
+            ]
+            if ctx.page_lead
+            else []
+        ),
+        *(
             [f"rewrites:        {' | '.join(ctx.rewrites)} (fused with the query, RRF)"]
             if ctx.rewrites
             else []

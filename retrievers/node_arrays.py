@@ -69,6 +69,7 @@ class NodeArrays:
         self.doc_files = [
             p if k in PAGE_KINDS else None for p, k in zip(self.paths, self.kinds, strict=True)
         ]
+        self.page = np.array([p is not None for p in self.doc_files], dtype=bool)
 
     def positions(self) -> dict[str, int]:
         """Node id -> row, made on first use (the confidence rule reads it)."""

@@ -144,6 +144,7 @@ class RetrievedContext:
     raisers: list[str] = field(default_factory=list)  # code raising a quoted message
     reranked_by: list[str] = field(default_factory=list)  # node postprocessors applied
     rewrites: list[str] = field(default_factory=list)  # LLM rewrites fused with the query
+    page_lead: str | None = None  # the doc page put first (retrievers.page_lead)
 
     def node_with_scores(self) -> list[NodeWithScore]:
         """The ranked nodes as LlamaIndex ``NodeWithScore`` (for a LlamaIndex pipeline)."""
@@ -161,6 +162,7 @@ class RetrievedContext:
             "top_cosine": self.top_cosine,
             "degraded": self.degraded,
             "mode": self.mode,
+            "page_lead": self.page_lead,
             "results": [
                 {
                     **node_row(i, nws),

@@ -23,12 +23,13 @@ from . import boosts
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores
 from .node_arrays import NodeArrays, typed
+from .page_lead import TOP, lead_candidate, led, with_lead
 from .pages import PageEvidence
 from .propagation import DocPropagation
 from .results import Hit, RetrievedContext, ScoreBreakdown
 from .settings import ScoringSettings
 from .tokenizer import identifier_mentions, query_tokens
-from .variants import variant_groups, variant_table
+from .variants import variant_groups, variant_scores, variant_table
 
 if TYPE_CHECKING:
     from llama_index.core.vector_stores.types import MetadataFilters
@@ -169,8 +170,8 @@ class LexicalScorer:
         e = bm25_scores(self.bm25, expansion)
         forms = self.query_variants(tokens, expansion) if variants else []
         # variants reach toward the code's forms of a word: only code nodes take them
-        v = np.where(self._arrays.code, variant_scores(self.bm25, forms), 0.0)
-        v = v.astype(boosts.SCORE_DTYPE)
+        v_all = variant_scores(self.bm25, forms)
+        v = np.where(self._arrays.code, v_all, 0.0).astype(boosts.SCORE_DTYPE)
         lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
         if self._mask is not None:
             lexical = np.where(self._mask, lexical, 0.0)
@@ -211,7 +212,14 @@ class LexicalScorer:
             if lift > boosts.NEUTRAL:
                 name = typed("name", boosts.name_factor(named, nb, lift))
                 composed, final, sources = self._compose(lexical, unnamed * name)
+        page_v = np.where(a.page if self._mask is None else a.page & self._mask, v_all, 0.0)
+        lead = (  # the best doc page first (page_lead), when nothing is named
+            lead_candidate(lexical, page_v, s.variant_weight, unnamed, final)
+            if s.page_lead and named is None and forms
+            else None
+        )
         parts = {
+            "lead": lead,
             "tokens": tokens,
             "expansion": expansion,
             "source": source,
@@ -251,8 +259,10 @@ class LexicalScorer:
         variants: bool = True,
         names: bool = True,
         pages: bool = True,
+        lead: bool = True,
     ) -> RetrievedContext:
-        """Rank nodes for ``query`` and explain every score (``score_all``'s switches)."""
+        """Rank nodes for ``query`` and explain every score (``score_all``'s switches;
+        ``lead=False`` ranks without the page lead, as the answer-or-ask decision does)."""
         query_str = str(getattr(query, "query_str", query))  # a str or a QueryBundle
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
@@ -264,12 +274,16 @@ class LexicalScorer:
         )
         order = rank_order(
             final,
-            k,
+            max(k, TOP + 1) if lead and parts["lead"] else k,
             self.settings.max_sections_per_file,
             self._arrays.doc_files,
             tiebreak=parts["composed"],
             last=aliases,
         )
+        first = led(order, parts["lead"][0], self._arrays.page) if lead and parts["lead"] else None
+        if first is not None:  # it ranks first on s_lead, and is explained as scored
+            final, parts = with_lead(final, parts)
+        order = (first or order)[:k]
         ctx = RetrievedContext(
             query=query_str,
             tokens=parts["tokens"],
@@ -280,6 +294,7 @@ class LexicalScorer:
             page_weight=self.page_weight if pages else 0.0,
         )
         ctx.top_score = parts["top"]
+        ctx.page_lead = node_label(self.nodes[first[0]].metadata) if first else None
         if parts["raisers"] is not None:
             ctx.raisers = [
                 str(self._arrays.symbols[int(i)]) for i in np.flatnonzero(parts["raisers"])
@@ -312,22 +327,6 @@ class LexicalScorer:
             propagated_kind=self.nodes[src].metadata.get("kind") if src >= 0 else None,
             final=float(final[i]),
         )
-
-
-def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndarray:
-    """``BM25(c, v(q))`` = sum over query words of the best BM25 among the word's variants.
-
-    The forms of one word are alternatives, not extra evidence: a node that says
-    "rank", "ranked" and "ranks" matched the query word "ranking" once, so it
-    must not outscore one that says "ranked" alone three times over.
-    """
-    total = np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
-    for group in groups:
-        best = np.zeros_like(total)
-        for term in group:
-            np.maximum(best, bm25_scores(bm25, [term]), out=best)
-        total += best
-    return total
 
 
 def rank_order(
@@ -387,4 +386,4 @@ def _capped(
     return out
 
 
-__all__ = ["LexicalScorer", "rank_order", "variant_scores"]
+__all__ = ["LexicalScorer", "rank_order", "variant_scores"]  # variant_scores: variants

@@ -127,6 +127,9 @@ class RankingConstants:
     message_evidence: Switch = Field(
         default=True, description="a pasted error message names the code that raises it"
     )
+    page_lead: Switch = Field(
+        default=True, description="the best doc page with v(q) first, no code out of the top 5"
+    )
 
 
 @dataclass(frozen=True, config=SETTINGS_CONFIG)

@@ -15,9 +15,10 @@ gap variants bridge is between a question's words and the code's forms, while
 documentation is written in the user's words already. Letting doc sections
 take variants too pushed sections that merely share a word form ("typed" ->
 ``type``) above the symbols: on six held-out suites it cost 8 of 114 symbol
-hits at 5 (docs/quality.md). The forms of one word are alternatives:
+hits at 5 (docs/quality.md); one page can still lead through them
+(``page_lead``). The forms of one word are alternatives:
 ``BM25(c, v(q))`` takes, per query word, the best of its variants
-(``bm25.variant_scores``). Identifiers (words with ``_`` or digits) never
+(``variant_scores``). Identifiers (words with ``_`` or digits) never
 vary, and a query word's variants come only from words the corpus actually
 contains.
 
@@ -32,7 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .lexical import bm25_scores
+
+if TYPE_CHECKING:
+    import bm25s
 
 MIN_WORD_LENGTH = 3
 MAX_VARIANTS_PER_WORD = 4
@@ -84,3 +92,19 @@ def variant_groups(
             seen.update(group)
             out.append(group)
     return out
+
+
+def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndarray:
+    """``BM25(c, v(q))`` = sum over query words of the best BM25 among the word's variants.
+
+    The forms of one word are alternatives, not extra evidence: a node that says
+    "rank", "ranked" and "ranks" matched the query word "ranking" once, so it
+    must not outscore one that says "ranked" alone three times over.
+    """
+    total = np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
+    for group in groups:
+        best = np.zeros_like(total)
+        for term in group:
+            np.maximum(best, bm25_scores(bm25, [term]), out=best)
+        total += best
+    return total
