@@ -70,6 +70,7 @@ class NodeArrays:
             p if k in PAGE_KINDS else None for p, k in zip(self.paths, self.kinds, strict=True)
         ]
         self.page = np.array([p is not None for p in self.doc_files], dtype=bool)
+        self.pages = np.flatnonzero(self.page)  # their rows, for the page lead
 
     def positions(self) -> dict[str, int]:
         """Node id -> row, made on first use (the confidence rule reads it)."""

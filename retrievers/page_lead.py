@@ -33,7 +33,9 @@ TOP = 5  # the code nodes in these first places stay where they are
 
 def lead_candidate(
     lexical: np.ndarray,
-    page_variants: np.ndarray,
+    variants: np.ndarray,
+    pages: np.ndarray,
+    mask: np.ndarray | None,
     variant_weight: float,
     factors: np.ndarray,
     final: np.ndarray,
@@ -41,19 +43,22 @@ def lead_candidate(
     """``(p*, s_lead(p*), BM25(p*, v(q)), L(p*) with it)`` when the best page with its
     variants outscores every node.
 
-    ``page_variants`` is ``BM25(c, v(q))`` on the doc pages the query may rank
-    (0 elsewhere); ``factors`` the composed factors of every node.
+    ``variants`` is ``BM25(c, v(q))`` of every node, ``pages`` the rows of the doc
+    pages, ``mask`` the rows a filter lets rank (None: all), ``factors`` the
+    composed factors of every node.
     """
-    if not page_variants.any():
+    rows = pages[variants[pages] > 0]
+    if mask is not None:
+        rows = rows[mask[rows]]
+    if not rows.size:
         return None  # no page takes a variant: every page scores as it does already
-    led_lexical = (lexical + variant_weight * page_variants).astype(boosts.SCORE_DTYPE)
-    scores = boosts.compose(led_lexical, factors).astype(boosts.SCORE_DTYPE)
-    scores = np.where(page_variants > 0, scores, 0.0)
+    led_lexical = (lexical[rows] + variant_weight * variants[rows]).astype(boosts.SCORE_DTYPE)
+    scores = boosts.compose(led_lexical, np.broadcast_to(factors, lexical.shape)[rows])
     best = int(np.argmax(scores))
     score = float(scores[best])
     if score <= 0 or score <= float(final.max(initial=0.0)):
         return None
-    return best, score, float(page_variants[best]), float(led_lexical[best])
+    return int(rows[best]), score, float(variants[rows[best]]), float(led_lexical[best])
 
 
 def with_lead(final: np.ndarray, parts: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:

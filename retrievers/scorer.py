@@ -212,9 +212,8 @@ class LexicalScorer:
             if lift > boosts.NEUTRAL:
                 name = typed("name", boosts.name_factor(named, nb, lift))
                 composed, final, sources = self._compose(lexical, unnamed * name)
-        page_v = np.where(a.page if self._mask is None else a.page & self._mask, v_all, 0.0)
         lead = (  # the best doc page first (page_lead), when nothing is named
-            lead_candidate(lexical, page_v, s.variant_weight, unnamed, final)
+            lead_candidate(lexical, v_all, a.pages, self._mask, s.variant_weight, unnamed, final)
             if s.page_lead and named is None and forms
             else None
         )
