@@ -102,6 +102,10 @@ HELD_OUT = {
     "typeguard": "typeguard-4.6.0",
     "colander": "colander-2.0",
     "glom": "glom-25.12.0",
+    "cachelib": "cachelib-0.17.0",
+    "webargs": "webargs-8.7.1",
+    "blessed": "blessed-1.52.0",
+    "pexpect": "pexpect-4.9.0",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
