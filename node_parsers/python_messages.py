@@ -4,9 +4,11 @@ A user pastes what they saw: ``ValueError: MarkdownIt. Failed to enable unknown
 rule(s): ['tables']``. The text is in no docstring; it is the literal of a
 ``raise`` in ``MarkdownIt.enable``. So for each function the parser keeps the
 string literals of ``raise X("...")`` and ``warnings.warn("...")`` (also an
-f-string, ``"..." % x`` and ``"...".format(x)``) as message templates: an
-interpolated part becomes ``{}``. ``codecite.retrievers.messages`` matches a
-pasted message against them.
+f-string, ``"..." % x``, ``"...".format(x)`` and ``"..." + x``) as message
+templates: an interpolated part becomes ``{}``. A message first assigned to a
+local name (``msg = "..."; raise ValueError(msg)``) is read from the function's
+assignments to that name, each one a template. ``codecite.retrievers.messages``
+matches a pasted message against them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ def _template(node: Any) -> str | None:
     if node.type == "binary_operator" and text(node.child_by_field_name("operator")) == "%":
         left = _template(node.child_by_field_name("left"))
         return _PRINTF.sub(PLACEHOLDER, left) if left else None
+    if node.type == "binary_operator" and text(node.child_by_field_name("operator")) == "+":
+        sides = [_template(node.child_by_field_name(f)) for f in ("left", "right")]
+        if not any(sides):
+            return None
+        return "".join(PLACEHOLDER if side is None else side for side in sides)
     if node.type == "call":  # "...{}".format(x)
         func = node.child_by_field_name("function")
         if func is not None and func.type == "attribute":
@@ -98,10 +105,8 @@ class MessageSites:
         for node in self._nodes[lo:hi]:
             if len(found) >= MAX_MESSAGES:
                 break
-            message = _message(node)
-            if message is not None:
-                found.append(message)
-        return list(dict.fromkeys(found))
+            found.extend(_messages(node, body))
+        return list(dict.fromkeys(found))[:MAX_MESSAGES]
 
 
 def _site(node: Any, word: bytes) -> Any:
@@ -128,8 +133,52 @@ def _site(node: Any, word: bytes) -> Any:
     return None
 
 
-def _message(node: Any) -> str | None:
-    """The message template of one ``raise`` statement or ``warn`` call, if it has one."""
+def _messages(node: Any, body: Any) -> list[str]:
+    """The message templates of one ``raise`` statement or ``warn`` call in ``body``:
+    its literal, or what the function assigns to the name it passes."""
+    arg = _message_argument(node)
+    if arg is None:
+        return []
+    if arg.type != "identifier":
+        return _usable([_template(arg)])
+    scope = node.parent
+    while scope is not None and scope.type != "function_definition" and scope.id != body.id:
+        scope = scope.parent
+    scope = body if scope is None else scope
+    return _usable([_template(value) for value in _assigned(scope, text(arg), node.start_byte)])
+
+
+def _usable(templates: list[str | None]) -> list[str]:
+    out = []
+    for message in templates:
+        if message and len(message.replace(PLACEHOLDER, "").strip()) >= 8:
+            out.append(" ".join(message.split())[:MAX_MESSAGE_CHARS])
+    return out
+
+
+def _assigned(body: Any, name: str, before: int) -> list[Any]:
+    """The values assigned to ``name`` in ``body`` before byte ``before`` (``=`` only)."""
+    values = []
+    stack = list(reversed(body.named_children))
+    while stack:
+        node = stack.pop()
+        if node.start_byte >= before:
+            continue
+        if node.type == "assignment":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if right is not None and left is not None and left.type == "identifier":
+                values.extend([right] if text(left) == name else [])
+            continue
+        if node.type not in _SCOPES:
+            stack.extend(reversed(node.named_children))
+    return sorted(values, key=lambda n: n.start_byte)
+
+
+_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
+
+
+def _message_argument(node: Any) -> Any:
+    """The first argument of one ``raise X(...)`` or ``warn(...)``, or None."""
     call = None
     if node.type == "raise_statement":
         raised = node.named_children[0] if node.named_children else None
@@ -137,8 +186,4 @@ def _message(node: Any) -> str | None:
     else:  # ``warn(...)``, ``warn_explicit(...)`` or ``x.warn(...)``
         name = text(node.child_by_field_name("function"))
         call = node if name in _WARN_CALLS or name.endswith(".warn") else None
-    arg = _first_argument(call) if call is not None else None
-    message = _template(arg) if arg is not None else None
-    if message and len(message.replace("{}", "").strip()) >= 8:
-        return " ".join(message.split())[:MAX_MESSAGE_CHARS]
-    return None
+    return _first_argument(call) if call is not None else None

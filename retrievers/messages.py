@@ -4,8 +4,10 @@
 no symbol; its text is the template of a ``raise`` in ``MarkdownIt.enable``
 (``node_parsers.python_messages`` keeps each function's templates in its
 ``messages`` metadata). When a query quotes a message (``SomethingError: ...``,
-``...Warning: ...``), every template whose literal parts all occur in it, in
-order, is a candidate; those matching the most literal text are the nodes the
+``...Warning: ...``, or an exception named otherwise in CamelCase), every
+template whose literal parts all occur in it, in order, is a candidate (the
+last part may be cut off where the paste ends: a message pasted up to a line
+break, without its trailing URL); those matching the most literal text are the nodes the
 query names, and join the exact-name factor ``b_name`` (docs/retrieval.md, 4).
 What was pasted, from the exception's name on, is the message: the names in
 it ("MarkdownIt." above, the exception, a value filled into the template) are
@@ -22,9 +24,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# "pkg.errors.SomeError: text", "TqdmWarning: text", "SystemExit: text"
+# "pkg.errors.SomeError: text", "TqdmWarning: text", "SystemExit: text", and an
+# exception named otherwise in CamelCase: "networkx.exception.NetworkXUnfeasible: text"
 PASTED = re.compile(
-    r"(?:^|[\s`'\"(])(?P<error>[A-Za-z_][\w.]*?(?:Error|Exception|Warning|Exit|Interrupt|Failure))"
+    r"(?:^|[\s`'\"(])(?P<error>[A-Za-z_][\w.]*?(?:Error|Exception|Warning|Exit|Interrupt|Failure)"
+    r"|(?:[A-Za-z_]\w*\.)*[A-Z][a-z0-9]+[A-Z]\w*)"
     r"\s*:\s*(?P<message>\S.*)",
     re.DOTALL,
 )
@@ -40,6 +44,37 @@ def pasted_message(query: str) -> str | None:
     """The message part of a query that quotes ``SomeError: message``, or None."""
     found = PASTED.search(query)
     return found.group("message") if found else None
+
+
+def _matched(said: str, parts: Sequence[str]) -> int:
+    """How much literal text of a template (its ``parts``) the paste ``said`` holds, in
+    order: all of every part, the last one possibly cut off where the paste ends; 0 if a
+    part is missing."""
+    at, matched = 0, 0
+    for part in parts:
+        i = said.find(part, at)
+        if i >= 0:
+            matched += len(part)
+            at = i + len(part)
+            continue
+        cut = _cut_off(said, at, part)
+        if matched == 0 and cut < 2 * MIN_MATCHED_CHARS:
+            return 0  # a cut-off first part must say more to count
+        return matched + cut if cut else 0
+    return matched
+
+
+def _cut_off(said: str, at: int, part: str) -> int:
+    """How much of ``part`` the paste ends with, when it stops inside it ("... IO
+    dependencies" for "... IO dependencies, see: https://..."): the length of the
+    longest such tail of ``said`` from ``at`` on, at least ``MIN_MATCHED_CHARS``; else 0."""
+    head = part[:MIN_MATCHED_CHARS]
+    i = said.find(head, at)
+    while i >= 0:
+        if part.startswith(said[i:].rstrip(" .`'\"")):
+            return len(said) - i
+        i = said.find(head, i + 1)
+    return 0
 
 
 class MessageTable:
@@ -66,19 +101,12 @@ class MessageTable:
         best = 0
         rows: list[int] = []
         for row, parts in self.entries:
-            at, matched = 0, 0
-            for part in parts:
-                i = said.find(part, at)
-                if i < 0:
-                    break
-                matched += len(part)
-                at = i + len(part)
-            else:
-                if matched < MIN_MATCHED_CHARS or matched < best:
-                    continue
-                if matched > best:
-                    best, rows = matched, []
-                rows.append(row)
+            matched = _matched(said, parts)
+            if matched < MIN_MATCHED_CHARS or matched < best:
+                continue
+            if matched > best:
+                best, rows = matched, []
+            rows.append(row)
         if not rows:
             return None
         mask = np.zeros(self.size, dtype=bool)

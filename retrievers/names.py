@@ -9,7 +9,8 @@ for that symbol's definition. ``NameTable.resolve`` finds it:
    single identifiers that are names by their form: compound (``add_column``,
    ``MarkdownElement``), written as code (backticks, ``name(``), or a
    capitalised word spelled exactly as a class is (``Console``) that does not
-   open a sentence of several words;
+   open a sentence of several words, or does and is a class inside a module
+   path the query writes ("Catalog class in babel.messages");
 2. each dotted path, in this order: a symbol of that full name; a public
    re-export (``attrs.define`` -> ``attr._next_gen.define``), also as the owner
    of the rest (``httpx.Client.send`` -> ``httpx._client.Client.send``); a
@@ -157,6 +158,10 @@ class NameTable:
                 hits.append((word, self._best(self.by_leaf.get(word) or self._lower(word))))
             elif word in self.classes and not (position == 0 and sentence):
                 hits.append((word, self._best(self.by_leaf[word])))
+            elif word in self.classes:  # "Catalog class in babel.messages": a class there
+                inside = [s for s in self.by_leaf[word] if _under(s, dotted)]
+                if inside:
+                    hits.append((word, self._best(inside)))
         owners = [*found, *(s for _, hit in hits for s in hit)]
         for word, hit in hits:
             member = next(filter(None, (self._member(o, word) for o in owners)), None)
@@ -259,6 +264,11 @@ class NameTable:
         definition, public = self.info[symbol]
         depth = symbol.count(".")
         return (not definition, not public, depth, -self.mentions.get(symbol, 0), len(symbol))
+
+
+def _under(symbol: str, paths: Sequence[str]) -> bool:
+    """Is ``symbol`` inside one of the dotted ``paths`` a query writes (a module or a class)?"""
+    return any(symbol.startswith(path + ".") for path in paths)
 
 
 def _follows(symbol_parts: list[str], written: list[str]) -> bool:

@@ -230,5 +230,34 @@ class SymbolTable:
                 target = by_target[imported]
                 if target and target != alias and target in self.symbols:
                     out[alias] = target
+        exports: dict[str, set[str]] = {}
+        for module, ns in self.modules.items():  # ``from ._impl import *`` re-exports too
+            bound = {*ns.get("defines", {}), *ns.get("imports", {})}
+            for star in ns.get("star_imports", []):
+                for name in sorted(self._star_exports(star, exports)):
+                    alias = f"{module}.{name}"
+                    if name in bound or alias in out or alias in self.symbols:
+                        continue
+                    target = self.resolve(alias, 1, memo)
+                    if target and target != alias and target in self.symbols:
+                        out[alias] = target
         self.__dict__["_aliases"] = out
         return dict(out)
+
+    def _star_exports(self, module: str, cache: dict[str, set[str]]) -> set[str]:
+        """The names ``from module import *`` binds: its ``__all__``, or else its public
+        top-level names and what its own star imports bind."""
+        if module in cache:
+            return cache[module]
+        cache[module] = set()  # a cycle of star imports binds nothing more
+        ns = self.modules.get(module)
+        if ns is None:
+            return cache[module]
+        if ns.get("all") is not None:
+            names = set(ns["all"])
+        else:
+            names = {n for n in (*ns.get("defines", {}), *ns.get("imports", {})) if n[:1] != "_"}
+            for star in ns.get("star_imports", []):
+                names |= self._star_exports(star, cache)
+        cache[module] = names
+        return names

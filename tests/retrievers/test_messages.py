@@ -89,6 +89,49 @@ def test_a_function_keeps_its_first_eight_messages_in_source_order() -> None:
     assert found == [f"message number {i} of many" for i in range(8)]
 
 
+def test_a_message_passed_by_a_local_name_is_read_from_its_assignments() -> None:
+    source = '''
+def clean(text, strict):
+    """Clean some text."""
+    if not isinstance(text, str):
+        message = (
+            f"argument cannot be of {type(text).__name__!r} type, "
+            + "must be of text type"
+        )
+        raise TypeError(message)
+    if strict:
+        msg = "strict mode refuses anything unbalanced"
+    else:
+        msg = "lenient mode refuses only the unreadable"
+    raise ValueError(msg)
+
+
+def unrelated(value):
+    """A name that is no string: nothing is kept."""
+    error = make_error(value)
+    raise error
+
+
+def outer():
+    """The inner function's own name is read, not the outer one's."""
+    note = "the outer assignment is in another scope"
+
+    def inner():
+        note = "the inner function raises with its own note"
+        raise KeyError(note)
+
+    return inner
+'''
+    found = _messages(source)
+    assert found["pkg.core.clean"] == [
+        "argument cannot be of {} type, must be of text type",
+        "strict mode refuses anything unbalanced",
+        "lenient mode refuses only the unreadable",
+    ]
+    assert found["pkg.core.unrelated"] is None
+    assert found["pkg.core.outer"] == ["the inner function raises with its own note"]
+
+
 def test_a_pasted_message_matches_the_template_sharing_most_of_its_text() -> None:
     table = MessageTable(
         [
@@ -110,6 +153,24 @@ def test_a_pasted_message_matches_the_template_sharing_most_of_its_text() -> Non
     assert table.match("ValueError: something else entirely") is None
     assert pasted_message("I get `TqdmWarning: IProgress not found` in Jupyter") == (
         "IProgress not found` in Jupyter"
+    )
+    # an exception named in CamelCase without an Error suffix; not a single capitalised word
+    assert pasted_message("pkg.errors.GraphUnfeasible: Graph contains a cycle") == (
+        "Graph contains a cycle"
+    )
+    assert pasted_message("Console: how do I print a table") is None
+
+
+def test_a_message_pasted_up_to_where_it_was_cut_off_still_matches() -> None:
+    long = "no match among the installed backends {}. Pick one with the engine parameter, see: {}"
+    table = MessageTable([[long], ["a short template here"]])
+    cut = "ValueError: no match among the installed backends ['a']. Pick one with the engine"
+    assert table.match(cut)[0].tolist() == [True, False]
+    assert table.match("ValueError: no match among the installed")[0][0]  # 28 chars: enough
+    # a cut-off first part must say more than a whole one; words after the paste end no cut
+    assert table.match("ValueError: a short templ") is None
+    assert (
+        table.match("ValueError: no match among the installed backends [a]. Pick one now?") is None
     )
 
 

@@ -87,6 +87,7 @@ if __name__ == "__main__":
 '''
 INIT = """
 from ._console import Console, get
+from .algorithms import *
 
 __all__ = ["Console", "get"]
 """
@@ -108,6 +109,12 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteIndex:
     (root / "tool" / "__init__.py").write_text(INIT)
     (root / "tool" / "defaults.py").write_text(DEFAULTS)
     (root / "tool" / "__main__.py").write_text("from ._console import Console\nConsole().log(1)\n")
+    # ``tool.shortest_path`` is bound by a chain of star imports; a shorter path is a decoy
+    (root / "tool" / "algorithms").mkdir()
+    (root / "tool" / "algorithms" / "__init__.py").write_text("from .paths import *\n")
+    path_def = 'def shortest_path(graph, a, b):\n    """The {} shortest path from a to b."""\n'
+    (root / "tool" / "algorithms" / "paths.py").write_text(path_def.format("general"))
+    (root / "tool" / "threshold.py").write_text(path_def.format("threshold graph's"))
     codecite.build(root)
     return codecite.load(root)
 
@@ -127,6 +134,7 @@ def _ranked(index: codecite.CodeciteIndex, query: str) -> list[str | None]:
         ("console.print(x) in a loop", "tool._console.Console.print"),  # on a variable
         ("PoolManager.request", "tool._console.Base.request"),  # inherited
         ("what does tool.get accept", "tool._console.get"),
+        ("tool.shortest_path", "tool.algorithms.paths.shortest_path"),  # via star imports
     ],
 )
 def test_the_named_symbol_ranks_first(
@@ -173,6 +181,7 @@ def test_public_names_are_the_re_exports_of_importable_modules(
 ) -> None:
     names = json.loads((index.config.index_path / "extras" / "public_names.json").read_text())
     assert names["tool.Console"] == "tool._console.Console"
+    assert names["tool.shortest_path"] == "tool.algorithms.paths.shortest_path"
     assert not [alias for alias in names if "__main__" in alias]  # a script's imports
 
 
@@ -230,6 +239,9 @@ def test_plain_words_name_nothing() -> None:
     table = _table()
     assert table.resolve("run the tool and render it") == []
     assert table.resolve("Tool output in a file") == []  # a capital opening a sentence
+    # ... unless the sentence places it inside a module it writes
+    assert table.resolve("Renderer class in pkg.twisted") == ["pkg.twisted.Renderer"]
+    assert table.resolve("Renderer class in pkg.cli") == []  # no Renderer there
     assert not table.mask("unrelated words").any()
     assert table.mask("pkg.Tool").tolist() == [True] + [False] * 8
 
