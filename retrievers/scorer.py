@@ -114,14 +114,16 @@ class LexicalScorer:
         return None if mask.all() else mask
 
     def _raisers_owners(self, pasted: str, raisers: np.ndarray) -> np.ndarray:
-        """What a pasted message names that raises it or holds its raiser: ``wait_chain()
+        """What a pasted message names that raises it or constructs with it: ``wait_chain()
         requires at least one strategy``, raised in ``wait_chain.__init__``, names the
-        class; other names in the paste (values filled into it) name nothing."""
+        class; ``Limit() only valid in Group mode``, raised in the method
+        ``Limit.glomit``, names no more than the method. Other names in the paste
+        (values filled into it) name nothing."""
         a = self._arrays
         raising = {str(a.symbols[int(i)]) for i in np.flatnonzero(raisers)}
         out = np.zeros(len(raisers), dtype=bool)
         for symbol in a.names.resolve(pasted):
-            if symbol in raising or any(r.startswith(symbol + ".") for r in raising):
+            if symbol in raising or f"{symbol}.__init__" in raising:
                 out[a.names.rows[symbol]] = True
         return out
 

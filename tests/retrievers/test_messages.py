@@ -237,6 +237,16 @@ class TextMessage:
     """A text message event."""
 
 
+class Store:
+    """A store of pages: open a transaction, write pages, compact the store when no
+    transaction is open; how to use a store, a transaction and compaction together."""
+
+    def compact(self):
+        """Reclaim free pages."""
+        if self.in_transaction:
+            raise StateError("Store() cannot compact while a transaction is open")
+
+
 class Pool:
     """Workers that run jobs."""
 
@@ -276,6 +286,13 @@ def test_the_raiser_outranks_the_exception_named_before_the_colon(
         for h in index.query("ValueError: Pool() requires at least one worker", k=2).nodes
     }
     assert top == {"db.core.Pool", "db.core.Pool.__init__"}
+    # the class of a raising method, written in the paste, is not named: the method is meant
+    ctx = index.query(
+        "`db.core.StateError: Store() cannot compact while a transaction is open` - "
+        "how am I supposed to use a Store?",
+        k=3,
+    )
+    assert ctx.nodes[0].node.metadata["symbol"] == "db.core.Store.compact"
     # naming the exception with no message still names the class
     assert index.query("what is OperationalError", k=1).nodes[0].node.metadata["symbol"] == (
         "db.core.OperationalError"
