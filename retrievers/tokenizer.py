@@ -95,6 +95,46 @@ def tokenize(text: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
     return out
 
 
+_PROMPT = re.compile(r"[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")  # a doctest line: ``>>> f(x)``
+
+
+def example_free(text: str) -> tuple[str, str]:
+    """(the text without its doctest examples, the examples): an example is a ``>>>``
+    or ``...`` line and the output lines after it, up to a blank line."""
+    if ">>>" not in text:
+        return text, ""
+    kept: list[str] = []
+    examples: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        if _PROMPT.match(line):
+            inside = True
+        elif inside and not line.strip():
+            inside = False
+        (examples if inside else kept).append(line)
+    return "\n".join(kept), "\n".join(examples)
+
+
+def code_node_tokens(text: str, min_length: int = DEFAULT_MIN_LENGTH) -> list[str]:
+    """Tokens of a code node: its name, signature and prose as ``tokenize`` gives them,
+    then each term of its doctest examples not already among them, once.
+
+    An example makes a term findable without making the node long or repeating it:
+    mpmath's ``nsum`` is 15,000 characters, mostly ``>>>`` lines, and BM25's length
+    normalisation buried it under short helpers (docs/retrieval.md, "Tokens").
+
+    Example:
+        >>> code_node_tokens("Sum a series.\n\n>>> nsum(term, inf)\nseries sum\n>>> nsum(term)")
+        ['sum', 'series', 'nsum', 'term', 'inf']
+    """
+    prose, examples = example_free(text)
+    tokens = tokenize(prose, min_length)
+    if examples:
+        seen = set(tokens)
+        tokens.extend(t for t in dict.fromkeys(tokenize(examples, min_length)) if t not in seen)
+    return tokens
+
+
 # Each distinct word is split once: a corpus repeats its words, and splitting them one
 # occurrence at a time was half of a full build (docs/architecture.md, "Build").
 WORD_CACHE_SIZE = 1 << 17

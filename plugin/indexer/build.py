@@ -22,7 +22,7 @@ from codecite.errors import ConfigError
 from codecite.indexer.corpus import Corpus, CorpusFile
 from codecite.indexer.walk import walk_corpus
 from codecite.node_parsers.dispatch import parse_text, read_text
-from codecite.retrievers.tokenizer import tokenize
+from codecite.retrievers.tokenizer import code_node_tokens, tokenize
 from codecite.store.files import (
     MANIFEST,
     NODES,
@@ -111,7 +111,8 @@ def _parse_file(file: CorpusFile, cfg: CodeciteConfig) -> FileResult:
         meta = dict(node.metadata)
         tag_node(meta, node.text, cfg)
         result.records.append({"id": node.node_id, "text": node.text, "metadata": meta})
-        result.tokens.append(tokenize(node.text))
+        code = meta.get("kind") in CODE_KINDS  # its doctest examples add each term once
+        result.tokens.append(code_node_tokens(node.text) if code else tokenize(node.text))
     result.keys = Keys.of(node_keys(r["metadata"]) for r in result.records)
     return result
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import codecite
 from codecite.retrievers.tokenizer import (
     STOPWORDS,
+    code_node_tokens,
+    example_free,
     identifier_mentions,
     query_tokens,
     split_identifier,
@@ -80,3 +85,41 @@ def test_the_cached_word_split_gives_the_tokens_of_a_split_per_occurrence(text: 
         for token in tk._word_tokens(word, tk.DEFAULT_MIN_LENGTH)
     ]
     assert tk.tokenize(text) == per_occurrence
+
+
+def test_doctest_examples_add_each_of_their_terms_once() -> None:
+    text = "Sum a series.\n\n    >>> nsum(term, [0, inf])\n    1.5\n    >>> nsum(term,\n    ...      method='levin')\n    1.5\n\nMore prose about levin."
+    prose, examples = example_free(text)
+    assert prose == "Sum a series.\n\n\nMore prose about levin."
+    assert examples.count(">>>") == 2 and "method='levin'" in examples and "1.5" in examples
+    tokens = code_node_tokens(text)
+    assert tokens[: len(tokenize(prose))] == tokenize(prose)  # the prose as it is
+    assert tokens.count("nsum") == 1 and tokens.count("term") == 1  # examples: once each
+    assert tokens.count("levin") == 1  # already in the prose: not again
+    plain = "Sum a series; no example here."
+    assert code_node_tokens(plain) == tokenize(plain) and example_free(plain) == (plain, "")
+
+
+EXAMPLES = "\n        >>> nsum(lambda k: 1/k**2, [1, inf])\n        1.64493406684823\n" * 60
+SERIES = f'''
+def nsum(f, *intervals, **options):
+    """Computes the sum of an infinite series, with convergence acceleration.
+{EXAMPLES}
+    """
+
+
+def update_psum(partial, series):
+    """Update a partial sum of the series during acceleration."""
+'''
+
+
+def test_a_function_long_with_examples_is_not_buried_by_a_short_helper(tmp_path: Path) -> None:
+    (tmp_path / "calc").mkdir()
+    (tmp_path / "calc" / "__init__.py").write_text('"""Sums."""\n')
+    (tmp_path / "calc" / "sums.py").write_text(SERIES)
+    codecite.build(tmp_path)
+    ranked = codecite.load(tmp_path).query("add up an infinite series with acceleration", k=2)
+    assert [h.node.metadata["symbol"] for h in ranked.nodes] == [
+        "calc.sums.nsum",
+        "calc.sums.update_psum",
+    ]
