@@ -88,7 +88,10 @@ def test_the_cached_word_split_gives_the_tokens_of_a_split_per_occurrence(text: 
 
 
 def test_doctest_examples_add_each_of_their_terms_once() -> None:
-    text = "Sum a series.\n\n    >>> nsum(term, [0, inf])\n    1.5\n    >>> nsum(term,\n    ...      method='levin')\n    1.5\n\nMore prose about levin."
+    text = (
+        "Sum a series.\n\n    >>> nsum(term, [0, inf])\n    1.5\n"
+        "    >>> nsum(term,\n    ...      method='levin')\n    1.5\n\nMore prose about levin."
+    )
     prose, examples = example_free(text)
     assert prose == "Sum a series.\n\n\nMore prose about levin."
     assert examples.count(">>>") == 2 and "method='levin'" in examples and "1.5" in examples
