@@ -19,4 +19,3 @@ DEFAULT_FEEDBACK_FLOOR = 0.15
 DEFAULT_PROPAGATION_SHARE = 1.0
 DEFAULT_COSINE_FLOOR = 0.20
 DEFAULT_RRF_K = 60
-DEFAULT_LEXICAL_LEAD = 2  # hybrid: the lexical ranking's first results stay first

@@ -41,7 +41,6 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from codecite.errors import EmbeddingModelMismatchError
 
 from . import boosts
-from .defaults import DEFAULT_LEXICAL_LEAD
 from .fusion import (
     DEFAULT_COSINE_FLOOR,
     DEFAULT_RRF_K,
@@ -125,10 +124,7 @@ class HybridRetriever(BaseRetriever):
             embedding from anything else is refused.
         embed_query: how to embed one query (default ``embed_model.get_query_embedding``;
             codecite passes one with bounded retries).
-        symbol_gate: keep the lexical ranking when the query names a known symbol
-            (a leaf name as the symbol boost reads it, an exact name or a pasted message).
-        lexical_lead: how many of the lexical ranking's first results stay first, in
-            their order; the rest is fused.
+        symbol_gate: keep the lexical ranking when the query names a known symbol.
         degraded: the reason the dense side is unavailable, if it is.
 
     Example:
@@ -149,7 +145,6 @@ class HybridRetriever(BaseRetriever):
         symbol_gate: bool = True,
         cosine_floor: float = DEFAULT_COSINE_FLOOR,
         rrf_k: int = DEFAULT_RRF_K,
-        lexical_lead: int = DEFAULT_LEXICAL_LEAD,
         degraded: str | None = None,
         **kwargs: Any,
     ) -> None:
@@ -163,7 +158,6 @@ class HybridRetriever(BaseRetriever):
         self.symbol_gate = symbol_gate
         self.cosine_floor = cosine_floor
         self.rrf_k = rrf_k
-        self.lexical_lead = lexical_lead
         self._embed_query = embed_query or (
             embed_model.get_query_embedding if embed_model is not None else None
         )
@@ -199,11 +193,7 @@ class HybridRetriever(BaseRetriever):
         except Exception as exc:
             return self._degrade(lex, k, f"query embedding failed ({_short(exc)})")
         hits = dense.search(vector, depth, self.cosine_floor, self._allowed)
-        return self._fuse(lex, hits, k, depth, self.gated(lex, query_str))
-
-    def gated(self, lex: RetrievedContext, query: str) -> bool:
-        """Is the lexical ranking kept as it is (the symbol gate; ``lex``: its pass)?"""
-        return self.symbol_gate and (_names_by_resolution(lex) or self._names_symbol(query))
+        return self._fuse(lex, hits, k, depth, self.symbol_gate and self._names_symbol(query_str))
 
     def _names_symbol(self, query: str) -> bool:
         """The gate's test, with the lexical retriever's own reading of a mention."""
@@ -243,10 +233,8 @@ class HybridRetriever(BaseRetriever):
         if gated:
             chosen = [fused[i] for i in lex_ids[:k]]
             scores = {n.node.node_id: float(n.score or 0.0) for n in lex.nodes[:k]}
-        else:  # the lexical lead first, in its order; then the fusion of the rest
-            lead = lex_ids[: min(self.lexical_lead, k)]
-            rest = sorted((f for i, f in fused.items() if i not in lead), key=_fused_order)
-            chosen = [fused[i] for i in lead] + rest[: k - len(lead)]
+        else:
+            chosen = sorted(fused.values(), key=_fused_order)[:k]
             scores = {f.node_id: f.score for f in chosen}
         out = _context_like(lex, mode="hybrid")
         out.top_cosine = hits.best
@@ -296,11 +284,6 @@ def _allowed_ids(lexical: Any) -> frozenset[str] | None:
         return None
     ids = lexical._arrays.positions()
     return frozenset(node_id for node_id, row in ids.items() if mask[row])
-
-
-def _names_by_resolution(lex: RetrievedContext) -> bool:
-    """Did the lexical pass find a symbol the query names (``b_name``) or a raiser?"""
-    return bool(lex.raisers) or any(b.name > boosts.NEUTRAL for b in lex.breakdown.values())
 
 
 def _fused_order(f: Fused) -> tuple[float, int, str]:

@@ -81,7 +81,6 @@ def hybrid_retriever(
         "symbol_gate": symbol_gate,
         "cosine_floor": index.config.retrieval.cosine_floor,
         "rrf_k": index.config.retrieval.rrf_k,
-        "lexical_lead": index.config.retrieval.lexical_lead,
     }
     if not info:
         return HybridRetriever(lexical, degraded=NO_VECTORS, **common)

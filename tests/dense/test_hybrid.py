@@ -67,12 +67,7 @@ def test_hybrid_is_a_retriever_and_fills_the_breakdown(embedded: Path):
         expected = sum(1 / (60 + r) for r in (b.lexical_rank, b.dense_rank) if r is not None)
         assert nws.score == pytest.approx(expected)
         assert (b.dense_rank is None) == (b.dense_cosine is None)
-    # the lexical lead first, in lexical order; the fused rest by its RRF score
-    lead = retriever.lexical_lead
-    assert lead == 2 and [n.node.node_id for n in ctx.nodes[:lead]] == [
-        n.node.node_id for n in lexical.nodes[:lead]
-    ]
-    scores = [n.score for n in ctx.nodes[lead:]]
+    scores = [n.score for n in ctx.nodes]
     assert scores == sorted(scores, reverse=True)
     assert [
         n.node.node_id for n in retriever.retrieve("static shift correction of the survey")
@@ -171,17 +166,13 @@ def test_works_inside_a_stock_query_engine(embedded: Path):
 
 
 def test_fusion_constants_come_from_the_config(sample_repo: Path):
-    (sample_repo / "codecite.toml").write_text(
-        "[retrieval]\ncosine_floor = 0.3\nrrf_k = 10\nlexical_lead = 0\n"
-    )
+    (sample_repo / "codecite.toml").write_text("[retrieval]\ncosine_floor = 0.3\nrrf_k = 10\n")
     codecite.build(sample_repo, embed=_bow())
     retriever = codecite.load(sample_repo).retriever(
         10, dense=True, embed_model=_bow(), symbol_gate=False
     )
-    assert (retriever.cosine_floor, retriever.rrf_k, retriever.lexical_lead) == (0.3, 10, 0)
+    assert (retriever.cosine_floor, retriever.rrf_k) == (0.3, 10)
     ctx = retriever.retrieve_context("static shift correction of the survey")
-    scores = [n.score for n in ctx.nodes]
-    assert scores == sorted(scores, reverse=True)  # no lead: RRF order from the first row
     both = [
         ctx.breakdown[n.node.node_id]
         for n in ctx.nodes
@@ -192,45 +183,3 @@ def test_fusion_constants_come_from_the_config(sample_repo: Path):
     for b in both:
         assert b.dense_cosine >= 0.3
         assert b.final == pytest.approx(1 / (10 + b.lexical_rank) + 1 / (10 + b.dense_rank))
-
-
-DB = '''
-def connect(handle):
-    """Open the database handle."""
-    if handle.is_open:
-        raise ValueError("Connection already opened for this database handle")
-
-
-def reopen(handle):
-    """Close a database handle and open the connection again."""
-
-
-def connection_string(handle):
-    """The connection string of an open database handle."""
-'''
-
-
-def test_a_pasted_message_or_an_exact_name_keeps_the_lexical_ranking(tmp_path: Path):
-    """The gate reads what the lexical pass resolved too: a pasted message names its
-    raiser, "Catalog class in shop.models" names a class, though no word is code."""
-    (tmp_path / "shop").mkdir()
-    (tmp_path / "shop" / "__init__.py").write_text('"""A shop."""\n')
-    (tmp_path / "shop" / "db.py").write_text(DB)
-    (tmp_path / "shop" / "models.py").write_text(
-        'class Catalog:\n    """The products on sale, by category."""\n'
-    )
-    codecite.build(tmp_path, embed=_bow())
-    index = codecite.load(tmp_path)
-    retriever = index.retriever(4, dense=True, embed_model=_bow())
-    plain = "how do I open the database connection again"
-    assert not retriever.gated(index.query(plain, k=4), plain)  # names nothing: fused
-    for query in (
-        "ValueError: Connection already opened for this database handle",
-        "Catalog class in shop.models",
-    ):
-        lexical = index.query(query, k=4)
-        assert retriever.gated(lexical, query)
-        hybrid = retriever.retrieve_context(query)
-        assert [n.node.node_id for n in hybrid.nodes] == [n.node.node_id for n in lexical.nodes]
-        assert hybrid.mode == "hybrid" and hybrid.top_cosine is not None
-    assert index.query("ValueError: Connection already opened for this database handle").raisers
