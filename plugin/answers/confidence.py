@@ -22,6 +22,14 @@ several signals (``codecite.retrievers.evidence``), each with its own floor:
 
 The first signal that falls short is the reason the clarification gives.
 Measured on 45 suites and the vague sets: docs/answers.md.
+
+In hybrid mode (``dense=True``) a shortfall of coverage or score is overruled
+when the dense evidence agrees: the best cosine is at least
+``DENSE_SUPPORT_COSINE`` and at least ``DENSE_SUPPORT_AGREEMENT`` of the top
+five lexical results are also among the top five by cosine. Two rankings made
+from different evidence pointing at the same nodes say the question is about
+this corpus, though its words are not the corpus's (docs/answers.md, "Dense
+evidence"). An unknown name or a vague question is never overruled.
 """
 
 from __future__ import annotations
@@ -37,12 +45,19 @@ from codecite.retrievers.evidence import (
 )
 from codecite.retrievers.results import RetrievedContext
 
+DENSE_SUPPORT_COSINE = 0.5  # the best cosine, with the local MiniLM backend
+DENSE_SUPPORT_AGREEMENT = 3  # of the top five, in both rankings
+DENSE_SUPPORT_DEPTH = 5
+
 __all__ = [
     "CALIBRATED_COVERAGE_FLOOR",
     "DEFAULT_COVERAGE_FLOOR",
+    "DENSE_SUPPORT_AGREEMENT",
+    "DENSE_SUPPORT_COSINE",
     "SCORE_FACTOR",
     "Confidence",
     "assess",
+    "dense_agreement",
     "zero_config",
 ]
 
@@ -103,6 +118,15 @@ def zero_config(
     v = judge(retriever, ctx, calibration)
     f = {**v.features, "fell_short": v.fell_short}
     cov_floor = f["coverage_floor"]
+    if ctx.top_cosine is not None:
+        f["top_cosine"], f["dense_agreement"] = ctx.top_cosine, dense_agreement(ctx)
+        if v.fell_short in ("coverage", "score") and _dense_supports(f):
+            why = (
+                f"the lexical evidence fell short on {v.fell_short}, but the dense evidence "
+                f"agrees: best cosine {ctx.top_cosine:.2f} (>= {DENSE_SUPPORT_COSINE:.2f}), "
+                f"{f['dense_agreement']} of the top {DENSE_SUPPORT_DEPTH} in both rankings"
+            )
+            return Confidence(True, ctx.top_cosine, DENSE_SUPPORT_COSINE, "dense_support", why, f)
     if v.fell_short == "unknown_name":
         why = f"{', '.join(f['unknown_names'])} does not occur in the indexed corpus"
         return Confidence(False, 0.0, cov_floor, "calibrated", why, f)
@@ -124,3 +148,23 @@ def zero_config(
     if "score_floor" in f:
         why += f" and scores {f['top_score']:.2f} (>= {f['score_floor']:.2f})"
     return Confidence(True, score, cov_floor, "calibrated", why, f)
+
+
+def dense_agreement(ctx: RetrievedContext) -> int:
+    """How many nodes are in the top five of both the lexical and the dense ranking."""
+    depth = DENSE_SUPPORT_DEPTH
+    return sum(
+        1
+        for b in ctx.breakdown.values()
+        if b.lexical_rank is not None
+        and b.dense_rank is not None
+        and b.lexical_rank < depth
+        and b.dense_rank < depth
+    )
+
+
+def _dense_supports(features: dict[str, Any]) -> bool:
+    return (
+        features["top_cosine"] >= DENSE_SUPPORT_COSINE
+        and features["dense_agreement"] >= DENSE_SUPPORT_AGREEMENT
+    )
