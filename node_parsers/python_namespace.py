@@ -25,6 +25,13 @@ class ModuleNamespace:
     star_imports: list[str] = field(default_factory=list)
     has_getattr: bool = False
     getattr_model: dict[str, Any] | None = None  # python_getattr.GetattrModel, if readable
+    instances: dict[str, str] = field(default_factory=dict)  # x = Cls(...): x -> "Cls"
+
+    def note_instance(self, name: str, value: Any) -> None:
+        """``name = Cls(...)`` at module level: remember what made it (indexer.bindings)."""
+        made_by = value.child_by_field_name("function") if value.type == "call" else None
+        if made_by is not None and made_by.type in ("identifier", "attribute"):
+            self.instances[name] = made_by.text.decode("utf-8", "replace")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,6 +44,7 @@ class ModuleNamespace:
             "star_imports": self.star_imports,
             "has_getattr": self.has_getattr,
             "getattr": self.getattr_model,
+            "instances": self.instances,
         }
 
     def resolve_relative(self, module_name: str) -> str:

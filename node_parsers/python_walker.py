@@ -48,9 +48,8 @@ _BLOCK_TYPES = frozenset(
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__""")
 _OVERLOAD_DECORATORS = ("overload", "typing.overload", "typing_extensions.overload")
 _PROPERTY_DECORATORS = ("property", "cached_property", "functools.cached_property")
-# Classes nested deeper than this are not walked (their nodes are dropped with a
-# warning): the walk recurses once per level and must stay far from the
-# interpreter's recursion limit whatever the input.
+# Classes nested deeper are not walked (their nodes dropped with a warning): the walk
+# recurses once per level and must stay far from the interpreter's recursion limit.
 MAX_CLASS_DEPTH = 100
 
 
@@ -213,6 +212,7 @@ class ModuleWalker:
         name = text(left)
         if right is not None:
             self._tables[name] = text(right)
+            self.namespace.note_instance(name, right)
         if not node or not self._keep(name) or name.startswith("__") or creates_logger(right):
             return
         self._assignment_node(stmt, assign, name, right)

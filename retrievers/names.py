@@ -196,7 +196,7 @@ class NameTable:
         name given as an argument: no guessing that the head is a variable. A class
         returned for want of its attribute is added to ``stand_ins``."""
         path = ".".join(parts)
-        if path in self.rows:
+        if path in self.rows and path not in self.aliases:  # (a method's binding is)
             return [path]
         for cut in range(len(parts), 0, -1):  # a public name, or the owner of the rest
             target = self.aliases.get(".".join(parts[:cut]))

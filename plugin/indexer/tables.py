@@ -35,6 +35,8 @@ from codecite.store.symbols import SymbolTable
 from codecite.store.term_counts import NodeTerms
 from codecite.vocabulary import CODE_KINDS, DOC_KINDS
 
+from .bindings import method_bindings
+
 
 def scoring_settings(cfg: CodeciteConfig) -> ScoringSettings:
     """The scorer's settings: the configured ranking constants, expansions and workflows."""
@@ -238,13 +240,19 @@ def alias_edges(keys: Keys, table: SymbolTable, index_of: dict[str, int]) -> lis
 
 def public_names(keys: Keys, table: SymbolTable) -> dict[str, str]:
     """Re-exported public names of indexed code symbols (``attrs.define`` ->
-    ``attr._next_gen.define``): how a query's exact name finds its definition."""
+    ``attr._next_gen.define``): how a query's exact name finds its definition.
+
+    A module-level binding of an instance's method (``decode = _obj.decode``,
+    ``indexer.bindings``) maps to the method, and so does every re-export of it
+    (``jwt.decode`` -> ``jwt.api_jws.PyJWS.decode``)."""
     indexed = {s for k, s in zip(keys.kind, keys.symbol, strict=True) if k in CODE_KINDS and s}
-    return {
-        alias: target
+    bindings = method_bindings(keys, table)
+    names = {
+        alias: bindings.get(target, target)
         for alias, target in table.public_aliases().items()
         if target in indexed and "__main__" not in alias.split(".")  # a script imports, no API
     }
+    return {**bindings, **names}
 
 
 def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:

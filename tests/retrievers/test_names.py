@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -322,3 +323,39 @@ def test_a_class_named_for_its_attribute_yields_to_the_member_the_query_names() 
     assert table.resolve("`User.get(User.username == 'bob')` raises") == ["orm.Model.get"]
     assert table.resolve("what is User.username") == ["app.User"]  # alone, it still names User
     assert table.resolve("User.username and Model.get") == ["app.User", "orm.Model.get"]
+
+
+ENGINE = '''
+class Base:
+    def stop(self):
+        """Stop the engine and release its workers."""
+
+
+class Engine(Base):
+    """Runs jobs."""
+
+    def run(self, job):
+        """Run one job now and return its result."""
+
+
+_engine = Engine()
+run = _engine.run
+stop = _engine.stop
+limit = _engine.limit  # no such member: stays the assignment
+'''
+
+
+def test_a_binding_of_an_instance_method_names_the_method(tmp_path: Path) -> None:
+    """``run = _engine.run`` with ``_engine = Engine()``: ``jobs.run`` means ``Engine.run``
+    (an inherited member too), as ``jwt.decode`` means ``PyJWS.decode``."""
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "__init__.py").write_text("from ._impl import run, stop, limit\n")
+    (tmp_path / "jobs" / "_impl.py").write_text(ENGINE)
+    codecite.build(tmp_path)
+    index = codecite.load(tmp_path)
+    assert _ranked(index, "jobs.run")[0] == "jobs._impl.Engine.run"
+    assert _ranked(index, "what does jobs.stop do")[0] == "jobs._impl.Base.stop"
+    assert _ranked(index, "jobs.limit")[0] == "jobs._impl.limit"
+    names = json.loads((index.config.index_path / "extras" / "public_names.json").read_text())
+    assert names["jobs._impl.run"] == names["jobs.run"] == "jobs._impl.Engine.run"
+    assert "jobs.limit" not in names or names["jobs.limit"] == "jobs._impl.limit"
