@@ -28,8 +28,13 @@ def test_committed_without_outputs() -> None:
         )
 
 
-def execute(repo: Path | None, monkeypatch: pytest.MonkeyPatch, where: Path = NOTEBOOK) -> list:
+def execute(
+    repo: Path | None, monkeypatch: pytest.MonkeyPatch, scratch: Path, where: Path = NOTEBOOK
+) -> list:
+    """Run the notebook; its kernel's temporary folders go under ``scratch``."""
     from nbclient import NotebookClient
+
+    monkeypatch.setenv("TMPDIR", str(scratch))  # the notebook's mkdtemp, removed with tmp_path
 
     if repo is None:
         monkeypatch.delenv("CODECITE_NOTEBOOK_REPO", raising=False)
@@ -62,7 +67,7 @@ def check(outputs: list, repo: Path) -> None:
 
 def test_notebook_executes_on_the_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = fixture_copy(tmp_path)
-    outputs = execute(repo, monkeypatch)
+    outputs = execute(repo, monkeypatch, tmp_path)
     check(outputs, repo)
     html = "".join(o["data"].get("text/html", "") for o in outputs if "data" in o)
     assert "geokit/" in html
@@ -79,7 +84,7 @@ def test_notebook_executes_on_another_repository(
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     shutil.copytree(DOCS, repo / "docs", ignore=shutil.ignore_patterns("notebooks"))
-    outputs = execute(repo, monkeypatch)
+    outputs = execute(repo, monkeypatch, tmp_path)
     check(outputs, repo)
     html = "".join(o["data"].get("text/html", "") for o in outputs if "data" in o)
     assert "retrievers/" in html and "geokit" not in html
@@ -90,5 +95,5 @@ def test_a_copy_of_the_notebook_runs_on_the_folder_it_is_in(
 ) -> None:
     repo = fixture_copy(tmp_path)  # a user's repository, the notebook copied into it
     shutil.copy(NOTEBOOK, repo / "explore.ipynb")
-    outputs = execute(None, monkeypatch, where=repo / "explore.ipynb")
+    outputs = execute(None, monkeypatch, tmp_path, where=repo / "explore.ipynb")
     check(outputs, repo)
