@@ -250,3 +250,45 @@ def test_a_build_folder_with_doc_sources_is_documentation(tmp_path: Path) -> Non
     paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
     assert "doc/build/index.rst" in paths
     assert not any(p.startswith("docs/build/") for p in paths)
+
+
+def _count_resolutions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The references the build resolves (the real resolver, its calls recorded)."""
+    from codecite.indexer.refs import RefResolver
+
+    seen: list[str] = []
+    real = RefResolver._resolve_in
+
+    def recorded(self: RefResolver, ref: str, module: str | None) -> str | None:
+        seen.append(ref)
+        return real(self, ref, module)
+
+    monkeypatch.setattr(RefResolver, "_resolve_in", recorded)
+    return seen
+
+
+def test_one_doc_edit_resolves_only_its_new_references(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The symbol table is unchanged: references a previous build resolved are not resolved
+    again, and the edges are those of a full build; a changed table resolves them all."""
+    seen = _count_resolutions(monkeypatch)
+    codecite.build(sample_repo)
+    everything = len(seen)
+    assert everything > 5 and len(set(seen)) == everything  # each reference once per build
+    usage = sample_repo / "docs" / "usage.md"
+    usage.write_text(
+        usage.read_text() + "\n## Readers\n\n`geokit.io.SurveyReader`, then "
+        ":func:`geokit.phase.strike_angle`.\n"  # the second, docs/index.rst names too
+    )
+    seen.clear()
+    assert codecite.build(sample_repo).reparsed == 1
+    assert seen == ["geokit.io.SurveyReader"]
+    edges = (sample_repo / ".codecite" / "extras" / "doc_refs.json").read_bytes()
+    codecite.build(sample_repo, full=True)
+    assert (sample_repo / ".codecite" / "extras" / "doc_refs.json").read_bytes() == edges
+    phase = sample_repo / "geokit" / "phase.py"
+    phase.write_text(phase.read_text() + '\n\ndef dip_angle(z):\n    """Dip."""\n')
+    seen.clear()
+    codecite.build(sample_repo)
+    assert len(seen) == everything + 1  # a new symbol: every reference is resolved again

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codecite.indexer.tables import alias_edges, doc_edges
+from codecite.indexer.refs import alias_edges, doc_edges
 from codecite.node_parsers.docs import extract_code_refs
 from codecite.node_parsers.python import parse_python_source
 from codecite.store.reuse import Keys, node_keys

@@ -281,6 +281,7 @@ def _write(
             embed,
             progress,
             [fr.count for fr in results if fr.count],
+            previous.refs if previous is not None else None,
         )
         if not keep_previous(calibration, len(keys)):
             if progress is not None:

@@ -8,6 +8,7 @@ without decoding them (see ``codecite.store.reuse``).
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ from codecite.store.reuse import REUSE_FILES, Keys, OldRows
 from codecite.store.seal import verifies
 
 from .file_result import FileResult
+from .refs import REFS_FILE
 from .symbols_file import read_symbols
 
 if TYPE_CHECKING:
@@ -71,6 +73,7 @@ class Previous:
     keys: Keys
     terms: NodeTerms
     lines: Any  # the line table of nodes.jsonl (codecite.store.lines), a numpy array
+    refs: dict[str, Any] | None = None  # its doc-reference resolutions (``indexer.refs``)
 
 
 def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
@@ -118,4 +121,18 @@ def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
         if ns.get("source_path") in per_file:
             per_file[ns["source_path"]].namespace = ns
             per_file[ns["source_path"]].namespace_line = line
-    return Previous(per_file, keys, terms, lines)
+    return Previous(per_file, keys, terms, lines, _previous_refs(cfg, manifest))
+
+
+def _previous_refs(cfg: CodeciteConfig, manifest: Manifest) -> dict[str, Any] | None:
+    """The previous build's resolutions, when it wrote them and they verify; else None
+    (every reference is then resolved again: slower, never different)."""
+    if REFS_FILE not in manifest.get("checksums", {}):
+        return None
+    try:
+        refs = json.loads(read_verified(cfg.index_path, manifest, REFS_FILE))
+    except (CodeciteError, OSError, ValueError) as exc:
+        logger.info("previous doc-reference resolutions not reusable (%s)", exc)
+        return None
+    ok = isinstance(refs, dict) and isinstance(refs.get("resolved"), dict)
+    return refs if ok else None

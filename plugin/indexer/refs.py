@@ -1,0 +1,229 @@
+"""Doc-to-symbol edges: references in doc sections resolved to symbol nodes.
+
+A section's references (``:class:`Table```, backticked names, its code examples'
+imports) are resolved against the symbol table: exact, re-export, case, unique
+leaf. Each distinct reference is resolved once per build, and an incremental
+build whose symbol table is unchanged reuses the previous build's resolutions
+(``REFS_FILE``), so only references no earlier build saw (a changed file's) are
+resolved again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from codecite.store.reuse import REUSE_DIR, Keys
+from codecite.store.symbols import SymbolTable
+from codecite.vocabulary import CODE_KINDS, DOC_KINDS
+
+RefMemo = dict[str, dict[str, str | None]]  # module ("" for none) -> ref -> symbol or None
+REFS_FILE = f"{REUSE_DIR}/refs.json"  # {"digest": resolver_digest, "resolved": RefMemo}
+
+
+class RefResolver:
+    """Resolve raw doc references to symbol names: exact, re-export, case, unique leaf."""
+
+    def __init__(
+        self, table: SymbolTable, symbol_names: Iterable[str], known: RefMemo | None = None
+    ) -> None:
+        self.table = table
+        self.ordered = list(dict.fromkeys(symbol_names))  # node order: first one wins
+        self.names = set(self.ordered)
+        self._aliases: dict[str, str] | None = None
+        self._lower: dict[str, str] | None = None
+        self._leaf: dict[str, list[str]] = {}
+        self.known = known or {}  # resolutions of a previous build with the same table
+        self.used: RefMemo = {}  # this build's, in lookup order: what the next one may reuse
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        if self._aliases is None:
+            self._aliases = self.table.public_aliases()
+        return self._aliases
+
+    def _fallback_maps(self) -> dict[str, str]:
+        """Lowered name -> name, and lowered leaf -> names; made when first needed."""
+        if self._lower is None:
+            self._lower = {}
+            for name in self.ordered:
+                self._lower.setdefault(name.lower(), name)
+                self._leaf.setdefault(name.rsplit(".", 1)[-1].lower(), []).append(name)
+        return self._lower
+
+    @staticmethod
+    def _clean(ref: str) -> str:
+        return ref.strip().lstrip("~.").removesuffix("()")
+
+    def resolve(self, ref: str) -> str | None:
+        ref = self._clean(ref)
+        if not ref:
+            return None
+        for candidate in (ref, self.aliases.get(ref), self.table.resolve(ref)):
+            if candidate and candidate in self.names:
+                return candidate
+        lower = self._fallback_maps()
+        if ref.lower() in lower:
+            return lower[ref.lower()]
+        return self._by_suffix(ref)
+
+    def _by_suffix(self, ref: str) -> str | None:
+        parts = ref.split(".")
+        leaf_hits = self._leaf.get(parts[-1].lower(), [])
+        suffix = "." + ref.lower()
+        narrowed = [n for n in leaf_hits if n.lower().endswith(suffix) or n.lower() == ref.lower()]
+        if len(narrowed) == 1:
+            return narrowed[0]
+        if len(leaf_hits) == 1 and len(parts) == 1:
+            return leaf_hits[0]
+        if len(parts) >= 2:  # Class.attr where attr is not indexed: map to the class
+            return self._by_suffix(".".join(parts[:-1]))
+        return None
+
+    def resolve_in(self, ref: str, module: str | None) -> str | None:
+        """``resolve``, but a module docstring's ``Dispatcher`` is first its module's own.
+
+        Each (module, ref) is resolved once per build; one found in ``known`` not at all.
+        """
+        used = self.used.setdefault(module or "", {})
+        if ref not in used:
+            known = self.known.get(module or "", {})
+            used[ref] = known[ref] if ref in known else self._resolve_in(ref, module)
+        return used[ref]
+
+    def _resolve_in(self, ref: str, module: str | None) -> str | None:
+        if module:
+            local = f"{module}.{self._clean(ref)}"
+            if local in self.names:
+                return local
+        return self.resolve(ref)
+
+
+def doc_edges(
+    keys: Keys, table: SymbolTable, resolver: RefResolver | None = None
+) -> tuple[list[int], list[int]]:
+    """(section index, symbol index) pairs from resolved doc-section references.
+
+    ``resolver`` (``ref_resolver``) may carry a previous build's resolutions."""
+    index_of = code_symbol_index(keys)
+    resolver = resolver or RefResolver(table, index_of)
+    sections: list[int] = []
+    symbols: list[int] = []
+    for i, (kind, refs) in enumerate(zip(keys.kind, keys.refs, strict=True)):
+        if kind not in DOC_KINDS or not refs:
+            continue
+        seen = set()
+        module = _own_module(keys, i)
+        for ref in refs:
+            target = resolver.resolve_in(ref, module)
+            if target is not None and target not in seen:
+                seen.add(target)
+                sections.append(i)
+                symbols.append(index_of[target])
+    known = set(zip(sections, symbols, strict=True))
+    for code_section, code_symbol in code_edges(keys, resolver, index_of, known):
+        sections.append(code_section)
+        symbols.append(code_symbol)
+    for alias_node, target_node in alias_edges(keys, table, index_of):
+        sections.append(alias_node)
+        symbols.append(target_node)
+    return sections, symbols
+
+
+def code_symbol_index(keys: Keys) -> dict[str, int]:
+    """Code symbol -> its first node, in node order."""
+    index_of: dict[str, int] = {}
+    for i, (kind, symbol) in enumerate(zip(keys.kind, keys.symbol, strict=True)):
+        if kind in CODE_KINDS and symbol:
+            index_of.setdefault(symbol, i)
+    return index_of
+
+
+def resolver_digest(symbols_bytes: bytes, names: Iterable[str]) -> str:
+    """What every resolution depends on: the symbol table and the code symbols in order."""
+    h = hashlib.sha256(symbols_bytes)
+    for name in names:
+        h.update(b"\n" + name.encode("utf-8"))
+    return h.hexdigest()
+
+
+def ref_resolver(
+    keys: Keys, table: SymbolTable, symbols_bytes: bytes, previous: Mapping[str, Any] | None
+) -> tuple[RefResolver, str]:
+    """A resolver that reuses ``previous`` (a ``REFS_FILE``'s content) when the table is
+    the same: then only references no earlier build saw (a changed file's) are resolved.
+    """
+    names = code_symbol_index(keys)
+    digest = resolver_digest(symbols_bytes, names)
+    known = previous["resolved"] if previous and previous.get("digest") == digest else None
+    return RefResolver(table, names, known), digest
+
+
+MAX_CODE_REF_SECTIONS = 2
+
+
+def _own_module(keys: Keys, i: int) -> str | None:
+    """The module a module docstring documents (None for doc pages)."""
+    return keys.module[i] if keys.kind[i] == "module_doc" else None
+
+
+def code_edges(
+    keys: Keys, resolver: RefResolver, index_of: dict[str, int], known: set[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """(section, symbol) for symbols a section's code examples use, when specific.
+
+    A symbol that the examples of many sections import (``define``, ``field``)
+    says nothing about any one of them; one used by the examples of at most
+    ``MAX_CODE_REF_SECTIONS`` sections (``SandboxedEnvironment`` on the sandbox
+    page) is what those sections are about.
+    """
+    users: dict[int, list[int]] = {}
+    for i, (kind, refs) in enumerate(zip(keys.kind, keys.code_refs, strict=True)):
+        if kind not in DOC_KINDS or not refs:
+            continue
+        module = _own_module(keys, i)
+        targets = {resolver.resolve_in(ref, module) for ref in refs} - {None}
+        for target in targets:
+            users.setdefault(index_of[str(target)], []).append(i)
+    return sorted(
+        (section, symbol)
+        for symbol, sections in users.items()
+        if len(sections) <= MAX_CODE_REF_SECTIONS
+        for section in sections
+        if (section, symbol) not in known
+    )
+
+
+_ALIAS_VALUE = re.compile(
+    r"^(?:(?:functools\.)?partial\(\s*([A-Za-z_][\w.]*)\s*[,)]|([A-Za-z_][\w.]*)\s*$)"
+)
+
+
+def alias_edges(keys: Keys, table: SymbolTable, index_of: dict[str, int]) -> list[tuple[int, int]]:
+    """(alias node, target node) for assignments that rename a symbol.
+
+    ``ib = attr = attrib`` or ``frozen = partial(define, ...)`` make a public
+    name for a symbol defined elsewhere; a query that finds the alias should
+    find what it names. A call (``DEFAULT = Policy()``) makes a new object, not
+    another name, and is no alias.
+    """
+    edges = []
+    for i, (symbol_type, signature) in enumerate(
+        zip(keys.symbol_type, keys.signature, strict=True)
+    ):
+        if symbol_type != "assignment" or not signature:
+            continue
+        value = str(signature).rsplit(" = ", 1)[-1]
+        match = _ALIAS_VALUE.match(value)
+        if match is None:
+            continue
+        name = match.group(1) or match.group(2)
+        module = str(keys.module[i] or str(keys.symbol[i]).rsplit(".", 1)[0])
+        for candidate in (f"{module}.{name}", name):
+            target = table.resolve(candidate)
+            if target in index_of and index_of[target] != i:
+                edges.append((i, index_of[target]))
+                break
+    return edges
