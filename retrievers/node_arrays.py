@@ -53,6 +53,15 @@ class NodeArrays:
         self.zero_config = typed("zero_config", np.array(zero_config))
         code = self.code.tolist()
         self.neutral = typed("name", np.ones(len(symbols)))  # b_name where nothing is named
+        # the factors before b_name when b_wf and b_sym are 1 everywhere (most queries)
+        self.unboosted = boosts.factor_product(
+            self.priority,
+            typed("workflow", self.neutral),
+            self.recipe,
+            typed("symbol", self.neutral),
+            self.feedback,
+            self.zero_config,
+        )
         self.messages = MessageTable(cols.messages)
         self.names = NameTable(
             [sym if is_code else None for sym, is_code in zip(symbols, code, strict=True)],

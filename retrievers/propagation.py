@@ -48,10 +48,10 @@ class DocPropagation:
         alias = (
             code[self.sections] if code is not None else np.zeros(self.sections.size, dtype=bool)
         )
-        self._doc = (self.sections[~alias], self.symbols[~alias])
-        self._alias = (self.sections[alias], self.symbols[alias])
+        self._doc = _Edges(self.sections[~alias], self.symbols[~alias])
+        self._alias = _Edges(self.sections[alias], self.symbols[alias])
         self.is_alias = np.zeros(size, dtype=bool)
-        self.is_alias[self._alias[0]] = True
+        self.is_alias[self._alias.lenders] = True
 
     def __len__(self) -> int:
         return int(self.sections.size)
@@ -75,32 +75,42 @@ class DocPropagation:
         sources = np.full(self.size, -1, dtype=np.int64)
         if share <= 0:
             return scores, sources
-        out = self._lend(scores, sources, *self._doc, share, mask, factor)
-        return self._lend(out, sources, *self._alias, ALIAS_SHARE, mask, factor), sources
+        out = self._lend(scores, sources, self._doc, share, mask, factor)
+        return self._lend(out, sources, self._alias, ALIAS_SHARE, mask, factor), sources
 
     def _lend(
         self,
         scores: np.ndarray,
         sources: np.ndarray,
-        lenders: np.ndarray,
-        receivers: np.ndarray,
+        edges: _Edges,
         share: float,
         mask: np.ndarray | None,
         factor: np.ndarray | None,
     ) -> np.ndarray:
         """``max(score, best lent score)`` along the edges (``boosts``); ``sources`` updated."""
+        lenders, receivers = edges.lenders, edges.receivers
         if lenders.size == 0:
             return scores
         contrib = boosts.lent_score(
             scores[lenders], share, factor[receivers] if factor is not None else boosts.NEUTRAL
         )
         best = np.zeros(self.size, dtype=boosts.SCORE_DTYPE)
-        np.maximum.at(best, receivers, contrib)
+        best[edges.targets] = np.maximum.reduceat(contrib, edges.starts)
         if mask is not None:
             best = np.where(mask, best, 0.0)
         out = boosts.propagated_score(scores, best).astype(boosts.SCORE_DTYPE)
         improved = best > scores  # where propagated_score took the lent score
         winners = np.flatnonzero(improved[receivers] & (contrib == best[receivers]))
-        for edge in winners[::-1]:  # reversed: the first winning edge is written last
-            sources[receivers[edge]] = lenders[edge]
+        if winners.size:  # a receiver's first winning edge (edges keep their order per receiver)
+            won, first = np.unique(receivers[winners], return_index=True)
+            sources[won] = lenders[winners[first]]
         return out
+
+
+class _Edges:
+    """Edges grouped by receiver (in their order within a group), for one max per receiver."""
+
+    def __init__(self, lenders: np.ndarray, receivers: np.ndarray) -> None:
+        order = np.argsort(receivers, kind="stable")
+        self.lenders, self.receivers = lenders[order], receivers[order]
+        self.targets, self.starts = np.unique(self.receivers, return_index=True)

@@ -205,7 +205,10 @@ class LexicalScorer:
         # b_name multiplies last, so the product of the others is s(c) without it: what the
         # confidence proxy composes, with the user's own words (v(q) widens the search, not
         # the claim; naming a symbol says which node is meant, not that it is in scope)
-        unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
+        if workflow is None and not (sym != boosts.NEUTRAL).any():
+            unnamed = a.unboosted  # the same product, made once
+        else:
+            unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
         top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
         name = a.neutral if named is None else typed("name", boosts.name_factor(named, nb))
         composed, final, sources = self._compose(lexical, unnamed * name)
