@@ -27,10 +27,12 @@ class RefResolver:
     """Resolve raw doc references to symbol names: exact, re-export, case, unique leaf."""
 
     def __init__(
-        self, table: SymbolTable, symbol_names: Iterable[str], known: RefMemo | None = None
+        self, table: SymbolTable, index_of: Mapping[str, int], known: RefMemo | None = None
     ) -> None:
+        """``index_of``: code symbol -> its first node, in node order (``code_symbol_index``)."""
         self.table = table
-        self.ordered = list(dict.fromkeys(symbol_names))  # node order: first one wins
+        self.index_of = index_of
+        self.ordered = list(index_of)  # node order: first one wins
         self.names = set(self.ordered)
         self._aliases: dict[str, str] | None = None
         self._lower: dict[str, str] | None = None
@@ -107,8 +109,8 @@ def doc_edges(
     """(section index, symbol index) pairs from resolved doc-section references.
 
     ``resolver`` (``ref_resolver``) may carry a previous build's resolutions."""
-    index_of = code_symbol_index(keys)
-    resolver = resolver or RefResolver(table, index_of)
+    resolver = resolver or RefResolver(table, code_symbol_index(keys))
+    index_of = resolver.index_of
     sections: list[int] = []
     symbols: list[int] = []
     for i, (kind, refs) in enumerate(zip(keys.kind, keys.refs, strict=True)):
@@ -170,7 +172,7 @@ def _own_module(keys: Keys, i: int) -> str | None:
 
 
 def code_edges(
-    keys: Keys, resolver: RefResolver, index_of: dict[str, int], known: set[tuple[int, int]]
+    keys: Keys, resolver: RefResolver, index_of: Mapping[str, int], known: set[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """(section, symbol) for symbols a section's code examples use, when specific.
 
@@ -201,7 +203,9 @@ _ALIAS_VALUE = re.compile(
 )
 
 
-def alias_edges(keys: Keys, table: SymbolTable, index_of: dict[str, int]) -> list[tuple[int, int]]:
+def alias_edges(
+    keys: Keys, table: SymbolTable, index_of: Mapping[str, int]
+) -> list[tuple[int, int]]:
     """(alias node, target node) for assignments that rename a symbol.
 
     ``ib = attr = attrib`` or ``frozen = partial(define, ...)`` make a public
@@ -223,7 +227,7 @@ def alias_edges(keys: Keys, table: SymbolTable, index_of: dict[str, int]) -> lis
         module = str(keys.module[i] or str(keys.symbol[i]).rsplit(".", 1)[0])
         for candidate in (f"{module}.{name}", name):
             target = table.resolve(candidate)
-            if target in index_of and index_of[target] != i:
+            if target is not None and target in index_of and index_of[target] != i:
                 edges.append((i, index_of[target]))
                 break
     return edges
