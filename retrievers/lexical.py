@@ -171,3 +171,17 @@ def bm25_scores(bm25: bm25s.BM25, tokens: list[str]) -> np.ndarray:
     if not ids:
         return np.zeros(num_docs, dtype=np.float32)
     return np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
+
+
+def term_postings(bm25: bm25s.BM25, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(nodes, BM25 scores) of the nodes that contain ``term``, or None when no node does.
+
+    The column of bm25s' precomputed score matrix: ``bm25_scores(bm25, [term])`` is
+    these scores at these nodes and 0 elsewhere, without making the dense array.
+    """
+    tid = bm25.vocab_dict.get(term) if term else None
+    if tid is None:
+        return None
+    s = bm25.scores
+    start, end = int(s["indptr"][tid]), int(s["indptr"][tid + 1])
+    return s["indices"][start:end], np.asarray(s["data"][start:end], dtype=np.float32)

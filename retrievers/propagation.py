@@ -87,15 +87,23 @@ class DocPropagation:
         mask: np.ndarray | None,
         factor: np.ndarray | None,
     ) -> np.ndarray:
-        """``max(score, best lent score)`` along the edges (``boosts``); ``sources`` updated."""
-        lenders, receivers = edges.lenders, edges.receivers
-        if lenders.size == 0:
-            return scores
+        """``max(score, best lent score)`` along the edges (``boosts``); ``sources`` updated.
+
+        Only lenders with a positive score can lend (``lent_score`` of 0 is 0, and
+        no score is negative), so the rule runs on those edges alone: a query's
+        matching sections, not every edge of the index.
+        """
+        live = np.flatnonzero(scores[edges.lenders] > 0)
+        if live.size == 0:
+            return scores.astype(boosts.SCORE_DTYPE)
+        lenders, receivers = edges.lenders[live], edges.receivers[live]
         contrib = boosts.lent_score(
             scores[lenders], share, factor[receivers] if factor is not None else boosts.NEUTRAL
         )
+        # live edges stay grouped by receiver, in their order: one max per group
+        starts = np.flatnonzero(np.concatenate(([True], receivers[1:] != receivers[:-1])))
         best = np.zeros(self.size, dtype=boosts.SCORE_DTYPE)
-        best[edges.targets] = np.maximum.reduceat(contrib, edges.starts)
+        best[receivers[starts]] = np.maximum.reduceat(contrib, starts)
         if mask is not None:
             best = np.where(mask, best, 0.0)
         out = boosts.propagated_score(scores, best).astype(boosts.SCORE_DTYPE)
@@ -113,4 +121,3 @@ class _Edges:
     def __init__(self, lenders: np.ndarray, receivers: np.ndarray) -> None:
         order = np.argsort(receivers, kind="stable")
         self.lenders, self.receivers = lenders[order], receivers[order]
-        self.targets, self.starts = np.unique(self.receivers, return_index=True)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .lexical import bm25_scores
+from .lexical import term_postings
 
 if TYPE_CHECKING:
     import bm25s
@@ -103,8 +103,11 @@ def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndar
     """
     total = np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
     for group in groups:
+        columns = [c for c in (term_postings(bm25, t) for t in group) if c is not None]
+        if not columns:
+            continue
         best = np.zeros_like(total)
-        for term in group:
-            np.maximum(best, bm25_scores(bm25, [term]), out=best)
+        for nodes, scores in columns:  # a term's nodes are distinct: a gather and a scatter
+            best[nodes] = np.maximum(best[nodes], scores)
         total += best
     return total
