@@ -48,7 +48,7 @@ from codecite.vocabulary import CODE_KINDS
 
 from .file_result import FileResult
 from .manifest import build_manifest
-from .previous import Previous, load_previous, reusable_manifest
+from .previous import Previous, load_previous, reusable_manifest, verify_previous
 from .symbols_file import write_symbols
 
 if TYPE_CHECKING:
@@ -172,9 +172,12 @@ def build_index(
             and old_manifest.get("fingerprint") == corpus.fingerprint
             and embed is None
         ):
-            return _report(cfg, corpus, old_manifest, True, 0, started)
-        manifest, reparsed = _update(cfg, corpus, old_manifest, embed, progress, journal)
-    return _report(cfg, corpus, manifest, False, reparsed, started, damage)
+            damage = verify_previous(cfg, old_manifest)
+            if damage is None:
+                return _report(cfg, corpus, old_manifest, True, 0, started)
+            old_manifest = None
+        manifest, reparsed, found = _update(cfg, corpus, old_manifest, embed, progress, journal)
+    return _report(cfg, corpus, manifest, False, reparsed, started, damage or found)
 
 
 def _update(
@@ -184,17 +187,18 @@ def _update(
     embed: Any,
     progress: Progress | None,
     journal: Journal,
-) -> tuple[dict[str, Any], int]:
-    """Parse what changed and write the new index; (manifest, files re-parsed).
+) -> tuple[dict[str, Any], int, str | None]:
+    """Parse what changed and write the new index; (manifest, files re-parsed, the
+    damage found in the previous index's files, which makes the build full).
 
     A function of its own so that the per-file tables are freed before the
     garbage collector is switched back on (it would otherwise scan them all).
     """
-    previous = load_previous(cfg, old_manifest) if old_manifest is not None else None
+    previous, damage = load_previous(cfg, old_manifest) if old_manifest else (None, None)
     results, reparsed = _parse_all(corpus, cfg, previous.files if previous else {}, progress)
     calibration = (old_manifest or {}).get("calibration") if previous is not None else None
     manifest = _write(cfg, corpus, results, previous, embed, progress, journal, calibration)
-    return manifest, reparsed
+    return manifest, reparsed, damage
 
 
 def _parse_all(

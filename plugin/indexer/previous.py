@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from codecite.config.model import CodeciteConfig
-from codecite.errors import CodeciteError
+from codecite.errors import CodeciteError, IndexIntegrityError
 from codecite.node_parsers.dispatch import PARSER_VERSION
 from codecite.retrievers.tokenizer import TokenizerSettings
 from codecite.store.files import (
@@ -41,7 +41,13 @@ logger = logging.getLogger(__name__)
 
 def reusable_manifest(cfg: CodeciteConfig) -> tuple[Manifest | None, str | None]:
     """The previous manifest when its settings match this build's and every index file
-    verifies, else None; and, for an index found damaged or untrusted, what was found."""
+    is there at its recorded size, else None; and, for an index found damaged or
+    untrusted, what was found.
+
+    Contents are checked by whoever reads them: ``load_previous`` (every file a
+    changed build reuses), the dense vectors' reader, or ``verify_previous`` when
+    nothing changed; so a one-file build hashes each reused file once, not twice.
+    """
     if not cfg.index_path.exists():
         return None, None
     try:
@@ -59,10 +65,20 @@ def reusable_manifest(cfg: CodeciteConfig) -> tuple[Manifest | None, str | None]
             f"index at '{cfg.index_path}' was not built here (its keyed digest does not verify)"
         )
     try:
-        verify_files(cfg.index_path, manifest)
+        verify_files(cfg.index_path, manifest, read_later=manifest.get("checksums", {}))
     except (CodeciteError, OSError) as exc:
         return None, str(exc)
     return manifest, None
+
+
+def verify_previous(cfg: CodeciteConfig, manifest: Manifest) -> str | None:
+    """What is wrong with the contents of the index ``reusable_manifest`` accepted, if
+    anything: for a build with nothing to do, which reads none of them."""
+    try:
+        verify_files(cfg.index_path, manifest)
+    except (CodeciteError, OSError) as exc:
+        return str(exc)
+    return None
 
 
 @dataclass
@@ -76,8 +92,9 @@ class Previous:
     refs: dict[str, Any] | None = None  # its doc-reference resolutions (``indexer.refs``)
 
 
-def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
-    """The previous index's per-file results, to reuse unchanged files."""
+def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> tuple[Previous | None, str | None]:
+    """The previous index's per-file results, to reuse unchanged files; or None, and
+    for a file that fails its checksum, what was found (the build is then full)."""
     from codecite.store.lines import checked_line_table  # numpy: not for a no-change build
     from codecite.store.term_counts import NodeTerms
 
@@ -91,9 +108,11 @@ def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
         terms = NodeTerms.load(path, blobs)
         namespaces = read_symbols(blobs[SYMBOLS], path / SYMBOLS)
         counts = [(int(info["nodes"]), int(info["bytes"])) for info in manifest["files"].values()]
+    except IndexIntegrityError as exc:
+        return None, str(exc)
     except (CodeciteError, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         logger.info("previous index not reusable (%s); full build", exc)
-        return None
+        return None, None
     total = sum(n for n, _ in counts)
     if (
         len(keys) != total
@@ -101,13 +120,13 @@ def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
         or data.count(b"\n") != total
         or len(data) != sum(size for _, size in counts)
     ):
-        return None  # the manifest does not describe these files
+        return None, None  # the manifest does not describe these files
     per_file: dict[str, FileResult] = {}
     start = offset = 0
     for (rel, info), (count, size) in zip(manifest["files"].items(), counts, strict=True):
         chunk = data[offset : offset + size]
         if size and not chunk.endswith(b"\n"):
-            return None
+            return None, None
         per_file[rel] = FileResult(
             rel,
             info["digest"],
@@ -121,7 +140,7 @@ def load_previous(cfg: CodeciteConfig, manifest: Manifest) -> Previous | None:
         if ns.get("source_path") in per_file:
             per_file[ns["source_path"]].namespace = ns
             per_file[ns["source_path"]].namespace_line = line
-    return Previous(per_file, keys, terms, lines, _previous_refs(cfg, manifest))
+    return Previous(per_file, keys, terms, lines, _previous_refs(cfg, manifest)), None
 
 
 def _previous_refs(cfg: CodeciteConfig, manifest: Manifest) -> dict[str, Any] | None:

@@ -120,6 +120,49 @@ def test_plain_build_over_a_damaged_index_repairs_it(sample_repo: Path, rel: str
     assert codecite.build(sample_repo).up_to_date
 
 
+@pytest.mark.parametrize("rel", ["nodes.jsonl", "reuse/keys.npy", "symbols.json"])
+def test_one_file_build_over_a_damaged_index_repairs_it(sample_repo: Path, rel: str) -> None:
+    codecite.build(sample_repo)
+    path = sample_repo / ".codecite" / rel
+    path.write_bytes(b"\x00" * path.stat().st_size)  # same size: only its content tells
+    (sample_repo / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
+    build = cli("build", str(sample_repo))
+    assert build.returncode == 0
+    assert build.stdout.startswith(
+        f"previous index not reused: index file '{path}' does not match its checksum"
+    )
+    repaired = path.read_bytes()
+    codecite.build(sample_repo, full=True)
+    assert repaired == path.read_bytes()
+
+
+def test_one_file_build_hashes_each_reused_file_once(
+    sample_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codecite.indexer import previous
+
+    codecite.build(sample_repo)
+    hashed: list[str] = []
+    whole, verified = store.file_sha256, previous.read_verified
+
+    def counting_hash(path: Path) -> str:
+        hashed.append(str(path))
+        return whole(path)
+
+    def counting_read(index_dir: Path, manifest: store.Manifest, rel: str) -> bytes:
+        hashed.append(str(index_dir / rel))
+        return verified(index_dir, manifest, rel)
+
+    monkeypatch.setattr(store, "file_sha256", counting_hash)
+    monkeypatch.setattr(previous, "read_verified", counting_read)
+    (sample_repo / "geokit" / "phase.py").write_text('def changed():\n    """Changed."""\n')
+    assert not codecite.build(sample_repo).up_to_date
+    index = sample_repo / ".codecite"
+    reused = [p for p in hashed if Path(p).parent in (index, index / "reuse")]  # not staged
+    assert str(index / "nodes.jsonl") in reused and str(index / "reuse" / "keys.npy") in reused
+    assert sorted(reused) == sorted(set(reused))
+
+
 def test_every_index_file_is_checksummed(sample_repo: Path) -> None:
     codecite.build(sample_repo)
     index = sample_repo / ".codecite"
