@@ -292,3 +292,48 @@ def test_one_doc_edit_resolves_only_its_new_references(
     seen.clear()
     codecite.build(sample_repo)
     assert len(seen) == everything + 1  # a new symbol: every reference is resolved again
+
+
+def _many_files(root: Path, count: int) -> None:
+    """``count`` more modules and pages than the parallel threshold asks for."""
+    for i in range(count):
+        (root / "geokit" / f"gen_{i:03d}.py").write_text(
+            f'"""Generated module {i}."""\n\n\nclass Survey{i}:\n    """Station {i} data."""\n\n'
+            f"    def resample_{i}(self, rate: float) -> None:\n"
+            f'        """Resample to ``rate`` (see :func:`geokit.gen_{i:03d}.helper`)."""\n'
+            f'\n\ndef helper(x: int = {i}) -> int:\n    """Add {i}; café."""\n    return x + {i}\n'
+        )
+        (root / "docs" / f"page_{i:03d}.md").write_text(
+            f"# Page {i}\n\nUse `Survey{i}.resample_{i}` to resample; naïve rates fail.\n"
+        )
+
+
+def test_parallel_parse_writes_exactly_what_one_process_writes(
+    sample_repo: Path, tmp_path: Path
+) -> None:
+    from codecite.config import load_config
+    from codecite.indexer.build import build_index
+    from codecite.indexer.parallel import PARALLEL_FROM, workers_for
+
+    _many_files(sample_repo, PARALLEL_FROM)
+    written = {}
+    for workers in (1, 2):
+        cfg = load_config(sample_repo).model_copy(update={"build_workers": workers})
+        assert workers_for(cfg, PARALLEL_FROM) == workers
+        report = build_index(sample_repo, full=True, cfg=cfg)
+        assert report.reparsed > 2 * PARALLEL_FROM
+        written[workers] = _index_bytes(sample_repo)
+    one, two = written[1], written[2]
+    assert sorted(one) == sorted(two)
+    assert [rel for rel in one if one[rel] != two[rel]] == []
+    index = codecite.load(sample_repo)
+    assert "geokit.gen_007.Survey7.resample_7" in {n.metadata.get("symbol") for n in index.nodes}
+
+
+def test_few_files_parse_in_the_build_process(sample_repo: Path) -> None:
+    from codecite.config import load_config
+    from codecite.indexer.parallel import PARALLEL_FROM, workers_for
+
+    cfg = load_config(sample_repo)
+    assert workers_for(cfg, PARALLEL_FROM - 1) == 1
+    assert workers_for(cfg.model_copy(update={"build_workers": 1}), 10 * PARALLEL_FROM) == 1

@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from codecite.retrievers.settings import (
+    NonNegativeInt,
     PositiveInt,
     RetrievalSettings,
     Switch,
@@ -178,6 +179,7 @@ class CodeciteSettings(BaseModel):
     confidence_floor: OptionalNumber = DEFAULT_CONFIDENCE_FLOOR
     max_file_bytes: PositiveInt = DEFAULT_MAX_FILE_BYTES
     max_section_chars: PositiveInt = DEFAULT_MAX_SECTION_CHARS
+    build_workers: NonNegativeInt = 0  # processes that parse; 0: one per core (indexer/parallel)
     priorities: Annotated[dict[InsidePath, Priority], TABLE] = Field(default_factory=dict)
     workflows: Annotated[tuple[WorkflowRule, ...], BeforeValidator(_workflow_rules)] = ()
     expansions: Annotated[dict[LowerStr, StrList], TABLE] = Field(default_factory=dict)
@@ -219,7 +221,9 @@ class CodeciteConfig(CodeciteSettings):
 
     def digest(self) -> str:
         """A digest of every setting that changes what the index holds."""
-        # whom to trust is not what is indexed
-        data = self.model_dump(exclude={"root", "source", "trust_index_from_elsewhere"})
+        # whom to trust, and how many processes parse, is not what is indexed
+        data = self.model_dump(
+            exclude={"root", "source", "trust_index_from_elsewhere", "build_workers"}
+        )
         blob = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]

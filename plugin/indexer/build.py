@@ -48,6 +48,7 @@ from codecite.vocabulary import CODE_KINDS
 
 from .file_result import FileResult
 from .manifest import build_manifest
+from .parallel import parse_many
 from .previous import Previous, load_previous, reusable_manifest, verify_previous
 from .symbols_file import write_symbols
 
@@ -204,18 +205,18 @@ def _update(
 def _parse_all(
     corpus: Corpus, cfg: CodeciteConfig, old: dict[str, FileResult], progress: Progress | None
 ) -> tuple[list[FileResult], int]:
-    results, reparsed = [], 0
-    total = len(corpus.files)
-    for i, file in enumerate(corpus.files, 1):
+    def reusable(file: CorpusFile) -> FileResult | None:
         prev = old.get(file.rel)
-        if prev is not None and prev.digest == file.digest:
-            results.append(prev)
-        else:
-            results.append(parse_file(file, cfg))
-            reparsed += 1
+        return prev if prev is not None and prev.digest == file.digest else None
+
+    todo = [file for file in corpus.files if reusable(file) is None]
+    parsed = parse_many(todo, cfg, parse_file)  # in corpus order, on every core if worth it
+    results, total = [], len(corpus.files)
+    for i, file in enumerate(corpus.files, 1):
+        results.append(reusable(file) or next(parsed))
         if progress is not None:
             progress("parsing", i, total)
-    return results, reparsed
+    return results, len(todo)
 
 
 def _write(
