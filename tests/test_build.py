@@ -337,3 +337,23 @@ def test_few_files_parse_in_the_build_process(sample_repo: Path) -> None:
     cfg = load_config(sample_repo)
     assert workers_for(cfg, PARALLEL_FROM - 1) == 1
     assert workers_for(cfg.model_copy(update={"build_workers": 1}), 10 * PARALLEL_FROM) == 1
+
+
+def test_a_killed_parse_worker_neither_hangs_nor_loses_files(sample_repo: Path) -> None:
+    from codecite.config import load_config
+    from codecite.indexer.build import parse_file
+    from codecite.indexer.parallel import PARALLEL_FROM, parse_many
+    from codecite.indexer.walk import walk_corpus
+
+    _many_files(sample_repo, PARALLEL_FROM)
+    cfg = load_config(sample_repo).model_copy(update={"build_workers": 2})
+    files = walk_corpus(cfg).files
+    parent = os.getpid()
+
+    def dies_on_one_file(file, cfg):  # noqa: ANN001, ANN202 - the Parse signature
+        if os.getpid() != parent and file.rel == files[len(files) // 2].rel:
+            os._exit(9)  # as the kernel's out-of-memory killer would end it
+        return parse_file(file, cfg)
+
+    got = [(r.rel, r.records) for r in parse_many(files, cfg, dies_on_one_file)]
+    assert got == [(f.rel, parse_file(f, cfg).records) for f in files]

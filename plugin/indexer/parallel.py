@@ -7,17 +7,21 @@ index is byte-identical to a build in one process (tests/test_build.py). A worke
 sends each result back as JSON text (node records, tokens, namespace, warnings),
 never as a pickled object; the parent rebuilds the node keys from the records.
 
-Fewer than ``PARALLEL_FROM`` files, ``build_workers = 1``, or a platform without
+A worker that dies (killed for memory, say) never hangs the build: the files it
+did not return are parsed in the build's own process. Fewer than ``PARALLEL_FROM`` files, ``build_workers = 1``, or a platform without
 ``fork`` parse in the build's own process, as a one-file build does.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from codecite.config import CodeciteConfig
@@ -25,6 +29,8 @@ from codecite.indexer.corpus import CorpusFile
 from codecite.store.reuse import Keys, node_keys
 
 from .file_result import FileResult
+
+logger = logging.getLogger(__name__)
 
 PARALLEL_FROM = 64  # files to parse; below this a pool's start-up costs more than it saves
 MAX_WORKERS = 4  # past this, the parent's share (decoding, writing) dominates
@@ -52,10 +58,20 @@ def parse_many(
         for file in files:
             yield parse(file, cfg)
         return
+    done = 0
     context = multiprocessing.get_context("fork")
-    with context.Pool(workers, initializer=_start, initargs=(parse, cfg)) as pool:
-        for file, text in zip(files, pool.imap(_parse_encoded, files, chunksize=4), strict=True):
-            yield _decoded(file, text)
+    with ProcessPoolExecutor(workers, context, initializer=_start, initargs=(parse, cfg)) as pool:
+        try:
+            for text in pool.map(_parse_encoded, files, chunksize=4):
+                yield _decoded(files[done], text)
+                done += 1
+        except BrokenProcessPool:  # a worker was killed (out of memory?): never a hang
+            logger.warning(
+                "a parse worker stopped; parsing the other %d files in this process",
+                len(files) - done,
+            )
+    for file in files[done:]:
+        yield parse(file, cfg)
 
 
 def _start(parse: Parse, cfg: CodeciteConfig) -> None:
