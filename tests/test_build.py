@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -350,7 +351,7 @@ def test_a_killed_parse_worker_neither_hangs_nor_loses_files(sample_repo: Path) 
     files = walk_corpus(cfg).files
     parent = os.getpid()
 
-    def dies_on_one_file(file, cfg):  # noqa: ANN001, ANN202 - the Parse signature
+    def dies_on_one_file(file: Any, cfg: Any) -> Any:
         if os.getpid() != parent and file.rel == files[len(files) // 2].rel:
             os._exit(9)  # as the kernel's out-of-memory killer would end it
         return parse_file(file, cfg)

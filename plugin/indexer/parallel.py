@@ -8,8 +8,9 @@ sends each result back as JSON text (node records, tokens, namespace, warnings),
 never as a pickled object; the parent rebuilds the node keys from the records.
 
 A worker that dies (killed for memory, say) never hangs the build: the files it
-did not return are parsed in the build's own process. Fewer than ``PARALLEL_FROM`` files, ``build_workers = 1``, or a platform without
-``fork`` parse in the build's own process, as a one-file build does.
+did not return are parsed in the build's own process. Fewer than ``PARALLEL_FROM``
+files, ``build_workers = 1``, or a platform without ``fork`` parse in the build's
+own process, as a one-file build does.
 """
 
 from __future__ import annotations
