@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from codecite.config import CodeciteConfig
@@ -59,6 +56,10 @@ def parse_many(
         for file in files:
             yield parse(file, cfg)
         return
+    import multiprocessing  # here: a one-file build never starts a pool (about 25 ms)
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     done = 0
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, context, initializer=_start, initargs=(parse, cfg)) as pool:
