@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -120,6 +121,47 @@ class ScoreBreakdown:
         return asdict(self)
 
 
+class Breakdowns(MutableMapping[str, "ScoreBreakdown"]):
+    """Node id -> ``ScoreBreakdown``, each made when first read (``defer``).
+
+    A retrieval explains every hit it returns, but most callers (a LlamaIndex
+    pipeline, ``retrieve()``) never read the explanation: making ten breakdowns
+    was about a tenth of a query's time at 16,000 nodes. Reads, ``dict()`` and
+    iteration give what an eager dict would, in the order the hits were added.
+    """
+
+    def __init__(self) -> None:
+        self._items: dict[str, ScoreBreakdown | Callable[[], ScoreBreakdown]] = {}
+
+    def defer(self, node_id: str, make: Callable[[], ScoreBreakdown]) -> None:
+        """Explain ``node_id`` with ``make()`` when (and if) its breakdown is read."""
+        self._items[node_id] = make
+
+    def __getitem__(self, node_id: str) -> ScoreBreakdown:
+        item = self._items[node_id]
+        if not isinstance(item, ScoreBreakdown):
+            item = self._items[node_id] = item()
+        return item
+
+    def __setitem__(self, node_id: str, value: ScoreBreakdown) -> None:
+        self._items[node_id] = value
+
+    def __delitem__(self, node_id: str) -> None:
+        del self._items[node_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._items
+
+    def __repr__(self) -> str:
+        return f"Breakdowns({dict(self)!r})"
+
+
 @dataclass
 class RetrievedContext:
     """A retrieval pass: the query, how it was read, and the ranked evidence.
@@ -134,7 +176,7 @@ class RetrievedContext:
     expansion_source: str | None
     workflow: str | None
     nodes: list[Hit] = field(default_factory=list)  # or NodeWithScore: both read alike
-    breakdown: dict[str, ScoreBreakdown] = field(default_factory=dict)
+    breakdown: MutableMapping[str, ScoreBreakdown] = field(default_factory=Breakdowns)
     top_score: float = 0.0
     top_cosine: float | None = None
     degraded: str | None = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import bm25s
@@ -26,7 +27,7 @@ from .node_arrays import NodeArrays, typed
 from .page_lead import TOP, lead_candidate, led, with_lead
 from .pages import PageEvidence
 from .propagation import DocPropagation
-from .results import Hit, RetrievedContext, ScoreBreakdown
+from .results import Breakdowns, Hit, RetrievedContext, ScoreBreakdown
 from .settings import ScoringSettings
 from .tokenizer import identifier_mentions, query_tokens
 from .variants import variant_groups, variant_scores, variant_table
@@ -288,6 +289,7 @@ class LexicalScorer:
         if first is not None:  # it ranks first on s_lead, and is explained as scored
             final, parts = with_lead(final, parts)
         order = (first or order)[:k]
+        explained = Breakdowns()  # made when read: most callers never read them
         ctx = RetrievedContext(
             query=query_str,
             tokens=parts["tokens"],
@@ -296,6 +298,7 @@ class LexicalScorer:
             workflow=parts["workflow"],
             variants=[t for group in parts["variants"] for t in group],
             page_weight=self.page_weight if pages else 0.0,
+            breakdown=explained,
         )
         ctx.top_score = parts["top"]
         ctx.page_lead = node_label(self.nodes[first[0]].metadata) if first else None
@@ -306,7 +309,7 @@ class LexicalScorer:
         for i in order:
             node = self.nodes[int(i)]
             ctx.nodes.append(Hit(node, float(final[i])))
-            ctx.breakdown[node.node_id] = self._breakdown(i, parts, final)
+            explained.defer(node.node_id, partial(self._breakdown, int(i), parts, final))
         return ctx
 
     def _breakdown(self, i: int, parts: dict[str, Any], final: np.ndarray) -> ScoreBreakdown:

@@ -168,3 +168,29 @@ def test_array_and_scalar_calls_agree() -> None:
     ]
     votes = np.array([-100.0, 0.0, 2.0, 50.0])
     assert boosts.feedback_factor(votes).tolist() == [boosts.feedback_factor(v) for v in votes]
+
+
+def test_breakdowns_are_made_when_read_once_each_and_in_rank_order(
+    plain: codecite.CodeciteIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retrieval defers its explanations: none is made until read, each once."""
+    retriever = plain.retriever(8)
+    made: list[int] = []
+    explain = retriever._breakdown
+
+    def counting(i: int, parts: dict[str, object], final: np.ndarray) -> object:
+        made.append(i)
+        return explain(i, parts, final)
+
+    monkeypatch.setattr(retriever, "_breakdown", counting)
+    ctx = retriever.retrieve_context("static shift correction of the survey")
+    assert len(ctx.nodes) > 2 and made == []
+    ids = [hit.node.node_id for hit in ctx.nodes]
+    assert list(ctx.breakdown) == ids and all(i in ctx.breakdown for i in ids)
+    first = ctx.breakdown[ids[1]]
+    assert len(made) == 1 and ctx.breakdown[ids[1]] is first
+    explained = dict(ctx.breakdown)
+    assert len(made) == len(ids) and list(explained) == ids
+    assert [b.final for b in explained.values()] == [hit.score for hit in ctx.nodes]
+    rows = [row["breakdown"] for row in ctx.to_json()["results"]]
+    assert rows == [b.to_json() for b in explained.values()] and len(made) == len(ids)
