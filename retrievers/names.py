@@ -18,13 +18,18 @@ for that symbol's definition. ``NameTable.resolve`` finds it:
    package the path starts with that carries its leaf (``rich.Console``); the
    same in any case; on a variable (``stream.extra``), a symbol carrying the
    leaf; and last, what the path less its leaf names (an attribute that is no
-   node, ``SocketAttribute.remote_address``, names its class);
+   node, ``SocketAttribute.remote_address``, names its class); a member written
+   on a variable (``ws.accept()``) is the member of a class the query names as a
+   word (``WebSocket``), when it has one;
 3. when several symbols carry the name, the one meant: a definition (class,
    function, method) before an assignment, public before private, the
    shortest path (the defining module's, not a nested or re-bound one), then
    the one the docs refer to most (``structlog.processors.JSONRenderer``, not
    ``structlog.twisted.JSONRenderer``). Spelled with the query's own case
    before any other case.
+
+A word that is a member of a class the query names means that member, and the
+class, written only as its owner, is context rather than a name (docs/retrieval.md).
 
 The rows of the chosen symbols take the name factor ``b_name`` of the
 composed score (``boosts.name_factor``, docs/retrieval.md, 4).
@@ -128,15 +133,21 @@ class NameTable:
         """The symbols ``query`` names, one per name it writes, in query order.
 
         A word that is a member of another symbol the query names means that
-        member: "`ArrowFactory` ... `get()`" is ``ArrowFactory.get``.
+        member, and a class named only as its owner is context, not a name:
+        "`ArrowFactory` ... `get()`" is ``ArrowFactory.get``. So is a member written
+        on a variable: "`ws.accept()` on the `WebSocket`" is ``WebSocket.accept``.
         """
         dotted, words, code = written_names(query)
         found: list[str] = []
         stand_ins: set[str] = set()  # classes named only for an attribute that is no node
+        on_variables: list[tuple[str, list[str]]] = []  # (member, guess) of ``ws.accept``
         for path in dotted:
             parts = path.replace("()", "").split(".")
             if len(parts) <= MAX_NAME_PARTS:  # longer is no name anyone writes
-                found.extend(self._path(parts, stand_ins=stand_ins))
+                guess = self._path(parts, stand_ins=stand_ins)
+                if self._on_a_variable(parts):
+                    on_variables.append((parts[-1], guess))
+                found.extend(guess)
         # ``User.get(User.username == 'bob')``: the member written on the class
         # (``User.get``, inherited: ``Model.get``), not the class its attribute stood in for
         pairs = {tuple(p.replace("()", "").split(".")[-2:]) for p in dotted}
@@ -162,11 +173,35 @@ class NameTable:
                 inside = [s for s in self.by_leaf[word] if _under(s, dotted)]
                 if inside:
                     hits.append((word, self._best(inside)))
-        owners = [*found, *(s for _, hit in hits for s in hit)]
+        by_path = set(found)
+        classes = [s for _, hit in hits for s in hit]
+        context: set[str] = set()  # classes written only as the owner of a named member
         for word, hit in hits:
-            member = next(filter(None, (self._member(o, word) for o in owners)), None)
+            member, owners = self._member_of([*found, *classes], word)
             found.extend([member] if member else hit)
-        return list(dict.fromkeys(found))
+            context.update(owners - by_path)
+        for leaf, guess in on_variables:
+            member, owners = self._member_of(classes, leaf)
+            if member:
+                found = [member if s in guess else s for s in found]
+                context.update(owners)
+        return list(dict.fromkeys(s for s in found if s not in context))
+
+    def _member_of(self, owners: list[str], name: str) -> tuple[str | None, set[str]]:
+        """The first of ``owners``' members called ``name``, and every owner it is a member of."""
+        members = {o: self._member(o, name) for o in dict.fromkeys(owners)}
+        member = next(filter(None, members.values()), None)
+        return member, {o for o, m in members.items() if member and m == member}
+
+    def _on_a_variable(self, parts: list[str]) -> bool:
+        """``ws.accept``: a dotted path whose head is no package or symbol (a variable)."""
+        head = parts[0]
+        return (
+            len(parts) > 1
+            and head not in self.packages
+            and head[:1].islower()
+            and not self._path(parts, loose=False)
+        )
 
     def symbol(self, name: str) -> str | None:
         """The symbol one written name means (a dotted path resolved as in a query)."""

@@ -325,6 +325,56 @@ def test_a_class_named_for_its_attribute_yields_to_the_member_the_query_names() 
     assert table.resolve("User.username and Model.get") == ["app.User", "orm.Model.get"]
 
 
+def _sockets() -> NameTable:
+    """Two classes with an ``accept`` method, one inherited ``inc``, and a helper."""
+    return NameTable(
+        [
+            "web.http.Request",
+            "web.http.Request.accept",
+            "web.ws.WebSocket",
+            "web.ws.WebSocket.accept",
+            "store.base.BaseCache",
+            "store.base.BaseCache.inc",
+            "store.redis.RedisCache",
+            "store.redis.bump",
+        ],
+        ["class", "method", "class", "method", "class", "method", "class", "function"],
+        [True] * 8,
+        bases=[None, None, None, None, None, None, ["BaseCache"], None],
+    )
+
+
+def test_a_class_written_only_as_the_owner_of_a_named_member_is_context() -> None:
+    """ "How does `RedisCache` keep `inc` atomic": the member is meant (inherited here),
+    not the class written to say whose member it is; alone, the class is still named."""
+    table = _sockets()
+    assert table.resolve("How does `RedisCache` keep `inc` atomic?") == ["store.base.BaseCache.inc"]
+    assert table.resolve("How does `RedisCache` keep `bump` atomic?") == [
+        "store.redis.RedisCache",
+        "store.redis.bump",
+    ]  # bump is no member of RedisCache: both are names
+    assert table.resolve("what does `RedisCache` do") == ["store.redis.RedisCache"]
+    # a class written as a dotted path is a name of its own, not context
+    assert table.resolve("`store.redis.RedisCache` and its `inc`") == [
+        "store.redis.RedisCache",
+        "store.base.BaseCache.inc",
+    ]
+
+
+def test_a_member_written_on_a_variable_is_the_member_of_the_class_the_query_names() -> None:
+    """``ws.accept()`` on the ``WebSocket``: the variable holds that class, so the call is
+    its method, not the first ``accept`` found by leaf name."""
+    table = _sockets()
+    assert table.resolve("when I call `await ws.accept()` on the `WebSocket`") == [
+        "web.ws.WebSocket.accept"
+    ]
+    assert table.resolve("when I call `ws.accept()`") == ["web.http.Request.accept"]  # a guess
+    assert table.resolve("`Request.accept()` on a `WebSocket`") == [
+        "web.http.Request.accept",
+        "web.ws.WebSocket",
+    ]  # written on the class: that class's member; the other class is a name
+
+
 ENGINE = '''
 class Base:
     def stop(self):
