@@ -42,6 +42,7 @@ class NodeArrays:
         )
         self.recipe = typed("recipe", boosts.recipe_factor(self.kinds, settings.recipe_boost))
         self.code = np.isin(self.kinds, list(CODE_KINDS))
+        self.module_doc = self.kinds == "module_doc"
         self.symbols = symbols = cols.symbol
         voted = np.array([sym in feedback for sym in symbols], dtype=bool)
         votes = np.array([float(feedback.get(sym or "", 0)) for sym in symbols], dtype=np.float64)

@@ -78,6 +78,27 @@ class DocPropagation:
         out = self._lend(scores, sources, self._doc, share, mask, factor)
         return self._lend(out, sources, self._alias, ALIAS_SHARE, mask, factor), sources
 
+    def after_ties(
+        self, final: np.ndarray, sources: np.ndarray, module_doc: np.ndarray
+    ) -> np.ndarray:
+        """Per node, does it rank after the nodes of an equal score (``rank_order``'s ``last``)?
+
+        An alias after the symbol it renames; and a module docstring after a symbol it
+        lent its whole score to: the docstring says what the module's code does, the
+        code is the answer (pyCSAMT's "run phase tensor and dimensionality analysis":
+        ``PhaseAnalysisAgent`` first, its module's docstring second, not the reverse).
+        A doc page keeps its place before the symbols it names: a docs question asks
+        for the page.
+        """
+        took = np.flatnonzero(sources >= 0)
+        lenders = sources[took]
+        tied = lenders[(final[took] == final[lenders]) & module_doc[lenders]]
+        if tied.size == 0:
+            return self.is_alias
+        out = self.is_alias.copy()
+        out[tied] = True
+        return out
+
     def _lend(
         self,
         scores: np.ndarray,

@@ -272,8 +272,8 @@ class LexicalScorer:
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
         final, parts = self.score_all(query_str, variants, names, pages)
-        aliases = (
-            self.propagation.is_alias
+        after = (  # who ranks after an equal score (DocPropagation.after_ties)
+            self.propagation.after_ties(final, parts["sources"], self._arrays.module_doc)
             if self.propagation is not None and parts["sources"] is not None
             else None
         )
@@ -283,7 +283,7 @@ class LexicalScorer:
             self.settings.max_sections_per_file,
             self._arrays.doc_files,
             tiebreak=parts["composed"],
-            last=aliases,
+            last=after,
         )
         first = led(order, parts["lead"][0], self._arrays.page) if lead and parts["lead"] else None
         if first is not None:  # it ranks first on s_lead, and is explained as scored

@@ -90,3 +90,40 @@ def test_a_query_that_finds_an_alias_finds_what_it_renames(tmp_path: Path) -> No
     assert lenders, "no row shown without its lender"
     text = explain_text(top)
     assert not any(lender in text for lender in lenders)  # labels, never node ids
+
+
+AGENT = '''"""Phase tensor and dimensionality analysis of a survey, run by `PhaseAgent`."""
+
+
+class PhaseAgent:
+    def run(self, survey):
+        return survey
+'''
+GUIDE = """# Surveys
+
+A phase tensor and dimensionality analysis of a survey is run by `pkg.agent.PhaseAgent`.
+"""
+
+
+def test_on_a_tie_a_module_docstring_ranks_after_the_symbol_it_lent_to(tmp_path: Path) -> None:
+    """The module docstring names its class and lends it its whole score: the class (the
+    code that does it) ranks first; a doc page keeps its place before what it names."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "agent.py").write_text(AGENT)
+    codecite.build(root)
+    ctx = codecite.load(root).query("phase tensor dimensionality analysis", k=3)
+    top = [(n.node.metadata.get("kind"), n.node.metadata.get("symbol")) for n in ctx.nodes[:2]]
+    assert top == [("python_symbol", "pkg.agent.PhaseAgent"), ("module_doc", "pkg.agent")]
+    assert ctx.nodes[0].score == ctx.nodes[1].score  # a tie, which the class wins
+    lent = ctx.breakdown[ctx.nodes[0].node.node_id].propagated_from
+    assert lent == ctx.nodes[1].node.node_id
+
+    (root / "pkg" / "agent.py").write_text(AGENT.split('"""', 2)[2])  # no module docstring
+    (root / "docs").mkdir()
+    (root / "docs" / "surveys.md").write_text(GUIDE)
+    codecite.build(root)
+    ctx = codecite.load(root).query("phase tensor dimensionality analysis survey", k=3)
+    kinds = [n.node.metadata.get("kind") for n in ctx.nodes[:2]]
+    assert kinds == ["doc_section", "python_symbol"] and ctx.nodes[0].score == ctx.nodes[1].score
