@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from codecite.node_parsers.schema import text_node
+import numpy as np
+
+from codecite.node_parsers.schema import node_label, text_node
 
 from . import boosts
 from .render import html_table, node_row
@@ -119,6 +121,40 @@ class ScoreBreakdown:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# the score parts (``LexicalScorer.score_all``) and index vectors a breakdown reads, by field
+_PART_TERMS = {"bm25_q": "q", "bm25_e": "e", "bm25_v": "v", "bm25_page": "page"}
+_PART_TERMS |= {"lexical": "lexical", "workflow": "wf", "symbol": "sym", "name": "name"}
+_PART_TERMS |= {"composed": "composed"}
+_INDEX_TERMS = ("priority", "recipe", "feedback", "zero_config")
+
+
+def hit_terms(
+    order: Any, parts: dict[str, Any], final: np.ndarray, arrays: Any
+) -> dict[str, np.ndarray]:
+    """Every term of the ranked rows ``order``, gathered once: a context keeps these k
+    numbers per term, not the scorer's per-node vectors, until it is explained."""
+    rows = np.asarray(order, dtype=np.intp)
+    terms = {field: np.asarray(parts[key])[rows] for field, key in _PART_TERMS.items()}
+    terms.update({field: getattr(arrays, field)[rows] for field in _INDEX_TERMS})
+    terms["final"] = final[rows]
+    sources = parts["sources"]
+    terms["sources"] = sources[rows] if sources is not None else np.full(rows.size, -1)
+    return terms
+
+
+def breakdown_at(j: int, terms: dict[str, np.ndarray], nodes: Any) -> ScoreBreakdown:
+    """The ``ScoreBreakdown`` of the ``j``-th ranked row of ``hit_terms``."""
+    src = int(terms["sources"][j])
+    lender = nodes[src] if src >= 0 else None
+    values: dict[str, Any] = {f: float(terms[f][j]) for f in (*_PART_TERMS, *_INDEX_TERMS, "final")}
+    return ScoreBreakdown(
+        **values,
+        propagated_from=lender.node_id if lender is not None else None,
+        propagated_label=node_label(lender.metadata) if lender is not None else None,
+        propagated_kind=lender.metadata.get("kind") if lender is not None else None,
+    )
 
 
 class Breakdowns(MutableMapping[str, "ScoreBreakdown"]):

@@ -27,7 +27,7 @@ from .node_arrays import NodeArrays, typed
 from .page_lead import TOP, lead_candidate, led, with_lead
 from .pages import PageEvidence
 from .propagation import DocPropagation
-from .results import Breakdowns, Hit, RetrievedContext, ScoreBreakdown
+from .results import Breakdowns, Hit, RetrievedContext, ScoreBreakdown, breakdown_at, hit_terms
 from .settings import ScoringSettings
 from .tokenizer import identifier_mentions, query_tokens
 from .variants import variant_groups, variant_scores, variant_table
@@ -306,34 +306,15 @@ class LexicalScorer:
             ctx.raisers = [
                 str(self._arrays.symbols[int(i)]) for i in np.flatnonzero(parts["raisers"])
             ]
-        for i in order:
+        terms = hit_terms(order, parts, final, self._arrays)  # O(k): the context keeps no vector
+        for j, i in enumerate(order):
             node = self.nodes[int(i)]
             ctx.nodes.append(Hit(node, float(final[i])))
-            explained.defer(node.node_id, partial(self._breakdown, int(i), parts, final))
+            explained.defer(node.node_id, partial(self._breakdown, j, terms))
         return ctx
 
-    def _breakdown(self, i: int, parts: dict[str, Any], final: np.ndarray) -> ScoreBreakdown:
-        a = self._arrays
-        src = parts["sources"][i] if parts["sources"] is not None else -1
-        return ScoreBreakdown(
-            bm25_q=float(parts["q"][i]),
-            bm25_e=float(parts["e"][i]),
-            bm25_v=float(parts["v"][i]),
-            bm25_page=float(parts["page"][i]),
-            lexical=float(parts["lexical"][i]),
-            priority=float(a.priority[i]),
-            workflow=float(parts["wf"][i]),
-            recipe=float(a.recipe[i]),
-            symbol=float(parts["sym"][i]),
-            name=float(parts["name"][i]),
-            feedback=float(a.feedback[i]),
-            zero_config=float(a.zero_config[i]),
-            composed=float(parts["composed"][i]),
-            propagated_from=self.nodes[src].node_id if src >= 0 else None,
-            propagated_label=node_label(self.nodes[src].metadata) if src >= 0 else None,
-            propagated_kind=self.nodes[src].metadata.get("kind") if src >= 0 else None,
-            final=float(final[i]),
-        )
+    def _breakdown(self, j: int, terms: dict[str, np.ndarray]) -> ScoreBreakdown:
+        return breakdown_at(j, terms, self.nodes)
 
 
 def rank_order(

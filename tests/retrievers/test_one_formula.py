@@ -178,15 +178,18 @@ def test_breakdowns_are_made_when_read_once_each_and_in_rank_order(
     made: list[int] = []
     explain = retriever._breakdown
 
-    def counting(i: int, parts: dict[str, object], final: np.ndarray) -> object:
-        made.append(i)
-        return explain(i, parts, final)
+    def counting(j: int, terms: dict[str, np.ndarray]) -> object:
+        made.append(j)
+        return explain(j, terms)
 
     monkeypatch.setattr(retriever, "_breakdown", counting)
     ctx = retriever.retrieve_context("static shift correction of the survey")
     assert len(ctx.nodes) > 2 and made == []
     ids = [hit.node.node_id for hit in ctx.nodes]
     assert list(ctx.breakdown) == ids and all(i in ctx.breakdown for i in ids)
+    # what waits to be explained is the hits' own terms, not the per-node vectors
+    pending = ctx.breakdown._items[ids[0]].args[1]  # type: ignore[attr-defined, union-attr]
+    assert {v.shape for v in pending.values()} == {(len(ids),)}
     first = ctx.breakdown[ids[1]]
     assert len(made) == 1 and ctx.breakdown[ids[1]] is first
     explained = dict(ctx.breakdown)
