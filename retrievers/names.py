@@ -20,7 +20,10 @@ for that symbol's definition. ``NameTable.resolve`` finds it:
    leaf; and last, what the path less its leaf names (an attribute that is no
    node, ``SocketAttribute.remote_address``, names its class); a member written
    on a variable (``ws.accept()``) is the member of a class the query names as a
-   word (``WebSocket``), when it has one;
+   word (``WebSocket``), when it has one; a path no step of which resolves
+   (``DataArray.pint.quantify``, ``DataArray`` not being in the index) names the
+   symbols carrying its leaf whose path contains the written head
+   (``PintDataArrayAccessor.quantify``);
 3. when several symbols carry the name, the one meant: a definition (class,
    function, method) before an assignment, public before private, the
    shortest path (the defining module's, not a nested or re-bound one), then
@@ -144,7 +147,7 @@ class NameTable:
         for path in dotted:
             parts = path.replace("()", "").split(".")
             if len(parts) <= MAX_NAME_PARTS:  # longer is no name anyone writes
-                guess = self._path(parts, stand_ins=stand_ins)
+                guess = self._path(parts, stand_ins=stand_ins) or self._written_in(parts)
                 if self._on_a_variable(parts):
                     on_variables.append((parts[-1], guess))
                 found.extend(guess)
@@ -192,6 +195,25 @@ class NameTable:
         members = {o: self._member(o, name) for o in dict.fromkeys(owners)}
         member = next(filter(None, members.values()), None)
         return member, {o for o, m in members.items() if member and m == member}
+
+    def _written_in(self, parts: list[str]) -> list[str]:
+        """``DataArray.pint.quantify`` where no step of the path resolves: the symbols
+        carrying its leaf whose own path contains the written head (``PintDataArrayAccessor
+        .quantify``), those containing most of the other written parts first. A head
+        shorter than three letters (``DA.quantify``) names nothing."""
+        head, leaf = parts[0].lower(), parts[-1]
+        if len(parts) < 2 or len(head) < 3:
+            return []
+        others = [w.lower() for w in parts[:-1] if len(w) >= 3]
+        scored = [
+            (sum(w in s.lower() for w in others), s)
+            for s in self.by_leaf.get(leaf, [])
+            if head in s.lower().rsplit(".", 1)[0]
+        ]
+        if not scored:
+            return []
+        most = max(n for n, _ in scored)
+        return self._best(s for n, s in scored if n == most)
 
     def _on_a_variable(self, parts: list[str]) -> bool:
         """``ws.accept``: a dotted path whose head is no package or symbol (a variable)."""

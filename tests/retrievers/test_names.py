@@ -375,6 +375,30 @@ def test_a_member_written_on_a_variable_is_the_member_of_the_class_the_query_nam
     ]  # written on the class: that class's member; the other class is a name
 
 
+def test_a_path_nothing_resolves_names_the_leaf_whose_path_holds_the_written_head() -> None:
+    """``DataArray.pint.quantify`` with xarray's ``DataArray`` outside the index: the
+    accessor method whose own path says ``DataArray``; a short head names nothing
+    (a lowercase head is a variable, as before: ``np.array`` is any ``array``)."""
+    table = NameTable(
+        [
+            "px.accessors.PintDatasetAccessor",
+            "px.accessors.PintDatasetAccessor.quantify",
+            "px.accessors.PintDataArrayAccessor",
+            "px.accessors.PintDataArrayAccessor.quantify",
+            "px.util.array",
+        ],
+        ["class", "method", "class", "method", "function"],
+        [True] * 5,
+    )
+    meant = "px.accessors.PintDataArrayAccessor.quantify"
+    assert table.resolve("what does `DataArray.pint.quantify` do") == [meant]
+    assert table.resolve("what does `Dataset.pint.quantify` do") == [
+        "px.accessors.PintDatasetAccessor.quantify"
+    ]
+    assert table.resolve("what does `DA.quantify` do") == []  # no head of three letters
+    assert table.resolve("what does `Frame.pint.quantify` do") == []  # the head is nowhere
+
+
 ENGINE = '''
 class Base:
     def stop(self):
