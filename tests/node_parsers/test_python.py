@@ -304,3 +304,16 @@ def test_scripts_fallbacks_and_overload_stubs_are_not_api_nodes() -> None:
     defines = result.namespace.defines
     assert {"fcntl", "SEP", "DEFAULT", "get", "Box"} <= set(defines)  # still module names
     assert "console" not in defines and "demo" not in defines  # only when run as a script
+
+
+def test_a_byte_order_mark_changes_nothing() -> None:
+    """Some packages save modules with a UTF-8 byte-order mark (xmlschema 4.3.2 has six):
+    the docstring, symbols, lines and texts are those of the file without it."""
+    plain = parse_python_source(SOURCE, "src/pkg/mod.py", "pkg.mod")
+    marked = parse_python_source("\ufeff" + SOURCE, "src/pkg/mod.py", "pkg.mod")
+    as_bytes = parse_python_source(b"\xef\xbb\xbf" + SOURCE.encode(), "src/pkg/mod.py", "pkg.mod")
+    for result in (marked, as_bytes):
+        assert [(n.text, n.metadata) for n in result.nodes] == [
+            (n.text, n.metadata) for n in plain.nodes
+        ]
+        assert not any("\ufeff" in n.text for n in result.nodes)
