@@ -278,8 +278,14 @@ def feedback_factor(
 
 
 def factor_product(*factors: Any) -> Any:
-    """The factors multiplied left to right, in the order given (the scorer's: ``FACTORS``)."""
-    return reduce(operator.mul, factors, NEUTRAL)
+    """The factors multiplied left to right, in the order given (the scorer's: ``FACTORS``).
+
+    ``1 * x`` is ``x`` exactly, so the first factor starts the product (one
+    whole-corpus multiplication fewer per composed score).
+    """
+    if not factors:
+        return NEUTRAL
+    return reduce(operator.mul, factors[1:], factors[0])
 
 
 def compose(lexical: Any, *factors: Any) -> Any:
