@@ -111,25 +111,28 @@ class DocPropagation:
         """``max(score, best lent score)`` along the edges (``boosts``); ``sources`` updated.
 
         Only lenders with a positive score can lend (``lent_score`` of 0 is 0, and
-        no score is negative), so the rule runs on those edges alone: a query's
-        matching sections, not every edge of the index.
+        no score is negative), so the rule runs on those edges and their receivers
+        alone: a query's matching sections, not every edge or node of the index.
         """
+        out = scores.astype(boosts.SCORE_DTYPE)  # a copy: the receivers that gain change
         live = np.flatnonzero(scores[edges.lenders] > 0)
         if live.size == 0:
-            return scores.astype(boosts.SCORE_DTYPE)
+            return out
         lenders, receivers = edges.lenders[live], edges.receivers[live]
         contrib = boosts.lent_score(
             scores[lenders], share, factor[receivers] if factor is not None else boosts.NEUTRAL
         )
         # live edges stay grouped by receiver, in their order: one max per group
         starts = np.flatnonzero(np.concatenate(([True], receivers[1:] != receivers[:-1])))
-        best = np.zeros(self.size, dtype=boosts.SCORE_DTYPE)
-        best[receivers[starts]] = np.maximum.reduceat(contrib, starts)
+        taking = receivers[starts]  # each receiver once, and the best it is lent
+        best = np.maximum.reduceat(contrib, starts).astype(boosts.SCORE_DTYPE)
         if mask is not None:
-            best = np.where(mask, best, 0.0)
-        out = boosts.propagated_score(scores, best).astype(boosts.SCORE_DTYPE)
-        improved = best > scores  # where propagated_score took the lent score
-        winners = np.flatnonzero(improved[receivers] & (contrib == best[receivers]))
+            best = np.where(mask[taking], best, 0.0).astype(boosts.SCORE_DTYPE)
+        own = out[taking]
+        out[taking] = boosts.propagated_score(own, best)
+        improved = best > own  # where propagated_score took the lent score
+        per_edge = np.repeat(np.arange(starts.size), np.diff(np.append(starts, receivers.size)))
+        winners = np.flatnonzero(improved[per_edge] & (contrib == best[per_edge]))
         if winners.size:  # a receiver's first winning edge (edges keep their order per receiver)
             won, first = np.unique(receivers[winners], return_index=True)
             sources[won] = lenders[winners[first]]
