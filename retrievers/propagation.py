@@ -123,7 +123,8 @@ class DocPropagation:
             scores[lenders], share, factor[receivers] if factor is not None else boosts.NEUTRAL
         )
         # live edges stay grouped by receiver, in their order: one max per group
-        starts = np.flatnonzero(np.concatenate(([True], receivers[1:] != receivers[:-1])))
+        opens = np.concatenate(([True], receivers[1:] != receivers[:-1]))
+        starts = np.flatnonzero(opens)
         taking = receivers[starts]  # each receiver once, and the best it is lent
         best = np.maximum.reduceat(contrib, starts).astype(boosts.SCORE_DTYPE)
         if mask is not None:
@@ -131,11 +132,12 @@ class DocPropagation:
         own = out[taking]
         out[taking] = boosts.propagated_score(own, best)
         improved = best > own  # where propagated_score took the lent score
-        per_edge = np.repeat(np.arange(starts.size), np.diff(np.append(starts, receivers.size)))
+        per_edge = np.cumsum(opens) - 1  # each edge's receiver, as an index into ``taking``
         winners = np.flatnonzero(improved[per_edge] & (contrib == best[per_edge]))
         if winners.size:  # a receiver's first winning edge (edges keep their order per receiver)
-            won, first = np.unique(receivers[winners], return_index=True)
-            sources[won] = lenders[winners[first]]
+            won = receivers[winners]  # sorted: the first of each run is its first winner
+            first = np.concatenate(([True], won[1:] != won[:-1]))
+            sources[won[first]] = lenders[winners[first]]
         return out
 
 
