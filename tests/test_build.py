@@ -253,6 +253,37 @@ def test_a_build_folder_with_doc_sources_is_documentation(tmp_path: Path) -> Non
     assert not any(p.startswith("docs/build/") for p in paths)
 
 
+def test_sphinx_pages_written_in_txt_are_documentation(tmp_path: Path) -> None:
+    # WebOb's docs: conf.py says `source_suffix = ['.txt', '.rst']` and every page is .txt
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "conf.py").write_text("project = 'x'\nsource_suffix = ['.txt', '.rst']\n")
+    (tmp_path / "docs" / "index.txt").write_text("Tool\n====\n\nSee :doc:`cookies`.\n")
+    (tmp_path / "docs" / "cookies.txt").write_text("Cookies\n=======\n\nRead a signed cookie.\n")
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "__init__.py").write_text('"""A tool."""\n')
+    (tmp_path / "tool" / "notes.txt").write_text("Not a page: outside the Sphinx folder.\n")
+    # a docs folder with no conf.py whose master page is index.txt counts too
+    (tmp_path / "doc").mkdir()
+    (tmp_path / "doc" / "index.txt").write_text("Other\n=====\n\nMore pages.\n")
+    codecite.build(tmp_path)
+    nodes = codecite.load(tmp_path).nodes
+    pages = {n.metadata["source_path"] for n in nodes if n.metadata["kind"] == "doc_section"}
+    assert pages == {"docs/index.txt", "docs/cookies.txt", "doc/index.txt"}
+    assert not any(n.metadata["source_path"] == "tool/notes.txt" for n in nodes)
+
+
+def test_txt_files_of_an_rst_sphinx_folder_stay_unindexed(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "conf.py").write_text("source_suffix = '.rst'\n")
+    (tmp_path / "docs" / "index.rst").write_text("Tool\n====\n\nHow to start.\n")
+    (tmp_path / "docs" / "requirements.txt").write_text("sphinx\n")
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "__init__.py").write_text('"""A tool."""\n')
+    codecite.build(tmp_path)
+    paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
+    assert "docs/index.rst" in paths and "docs/requirements.txt" not in paths
+
+
 def _count_resolutions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The references the build resolves (the real resolver, its calls recorded)."""
     from codecite.indexer.refs import RefResolver

@@ -37,6 +37,7 @@ from codecite.safe_io import (
     Refusal,
     UnsafeFileError,
     check_regular_file,
+    read_regular_file,
 )
 from codecite.vocabulary import MARKDOWN_SUFFIXES, PYTHON_SUFFIXES
 
@@ -57,6 +58,42 @@ def _is_doc_source(path: str) -> bool:
         os.path.isfile(os.path.join(path, name))
         for name in ("conf.py", "index.rst", "index.md", "mkdocs.yml")
     )
+
+
+SPHINX_DIRS = ("docs", "doc", "documentation", "docs/source", "doc/source")
+_SOURCE_SUFFIX = re.compile(r"^source_suffix\s*=\s*(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
+MAX_CONF_BYTES = 1 << 20
+
+
+def text_doc_dirs(root: str) -> tuple[str, ...]:
+    """The Sphinx source folders whose pages are ``.txt`` files (WebOb's, Pyramid's docs).
+
+    A folder counts when its ``conf.py`` sets ``source_suffix`` to a value that names
+    ``.txt`` (the file is read as text, never run), or when, without a ``conf.py``,
+    its master page is ``index.txt`` and there is no ``index.rst`` or ``index.md``.
+    Their ``.txt`` files are then reStructuredText pages, whatever ``suffixes`` says.
+    """
+    found = []
+    for rel in SPHINX_DIRS:
+        folder = os.path.join(root, rel)
+        if not os.path.isdir(folder) or os.path.islink(folder):
+            continue
+        conf = os.path.join(folder, "conf.py")
+        try:
+            text = read_regular_file(conf, root=root, limit=MAX_CONF_BYTES).decode(
+                "utf-8", "replace"
+            )
+        except (OSError, UnsafeFileError):
+            text = None
+        if text is not None:
+            match = _SOURCE_SUFFIX.search(text)
+            if match and ".txt" in match.group(1):
+                found.append(rel)
+        elif os.path.isfile(os.path.join(folder, "index.txt")) and not any(
+            os.path.isfile(os.path.join(folder, n)) for n in ("index.rst", "index.md")
+        ):
+            found.append(rel)
+    return tuple(found)
 
 
 def _is_test_file(name: str) -> bool:
@@ -107,6 +144,9 @@ class _Walker:
         self.index_real = os.path.realpath(cfg.index_path)
         self.recipe_dirs = tuple(r.strip("/") + "/" for r in cfg.recipes)
         self.suffixes = frozenset(s.lower() for s in cfg.suffixes)  # `.MD` matches `x.md`
+        self.text_docs = (  # Sphinx folders written in .txt (``text_doc_dirs``)
+            tuple(d + "/" for d in text_doc_dirs(self.root)) if ".txt" not in self.suffixes else ()
+        )
         self.excluded = Exclusions(tuple(cfg.exclude))
         self.corpus = Corpus()
         self._seen: set[str] = set()
@@ -298,7 +338,9 @@ class _Walker:
             return SkipReason.BUILT_IN
         if self.excluded(rel):
             return SkipReason.EXCLUDED
-        if os.path.splitext(name)[1].lower() not in self.suffixes and not self._is_stub(rel):
+        suffix = os.path.splitext(name)[1].lower()
+        text_page = suffix == ".txt" and rel.startswith(self.text_docs)
+        if suffix not in self.suffixes and not self._is_stub(rel) and not text_page:
             return SkipReason.SUFFIX
         return None
 
