@@ -212,7 +212,10 @@ class LexicalScorer:
             unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
         top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
         name = a.neutral if named is None else typed("name", boosts.name_factor(named, nb))
-        composed, final, sources = self._compose(lexical, unnamed * name)
+        # nothing named: b_name is 1 everywhere, and x * 1 is x exactly (one product fewer)
+        composed, final, sources = self._compose(
+            lexical, unnamed if named is None else unnamed * name
+        )
         if named is not None:  # the named definition first (boosts.name_lift)
             lift = boosts.name_lift(final, composed, named)
             if lift > boosts.NEUTRAL:
