@@ -7,7 +7,8 @@ string literals of ``raise X("...")`` and ``warnings.warn("...")`` (also an
 f-string, ``"..." % x``, ``"...".format(x)`` and ``"..." + x``) as message
 templates: an interpolated part becomes ``{}``. A message first assigned to a
 local name (``msg = "..."; raise ValueError(msg)``) is read from the function's
-assignments to that name, each one a template. ``codecite.retrievers.messages``
+assignments to that name, each one a template; a nested function raising a name its
+enclosing function assigned (a decorator factory's ``errmsg``) reads the enclosing one's. ``codecite.retrievers.messages``
 matches a pasted message against them.
 """
 
@@ -141,11 +142,20 @@ def _messages(node: Any, body: Any) -> list[str]:
         return []
     if arg.type != "identifier":
         return _usable([_template(arg)])
+    name, scope = text(arg), _scope(node, body)
+    values = _assigned(scope, name, node.start_byte)
+    while not values and scope.id != body.id:  # a closure's message: the enclosing function's
+        scope = _scope(scope, body)
+        values = _assigned(scope, name, node.start_byte)
+    return _usable([_template(value) for value in values])
+
+
+def _scope(node: Any, body: Any) -> Any:
+    """The function (or ``body``) that encloses ``node``, ``node`` excluded."""
     scope = node.parent
     while scope is not None and scope.type != "function_definition" and scope.id != body.id:
         scope = scope.parent
-    scope = body if scope is None else scope
-    return _usable([_template(value) for value in _assigned(scope, text(arg), node.start_byte)])
+    return body if scope is None else scope
 
 
 def _usable(templates: list[str | None]) -> list[str]:

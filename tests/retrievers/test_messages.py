@@ -132,6 +132,23 @@ def outer():
     assert found["pkg.core.outer"] == ["the inner function raises with its own note"]
 
 
+def test_a_closure_raises_the_message_its_enclosing_function_assigned() -> None:
+    # networkx's not_implemented_for: the factory builds `errmsg`, the wrapper raises it
+    source = '''
+def not_implemented_for(*graph_types):
+    """Mark a function as not implemented for these graph types."""
+    errmsg = f"not implemented for {' '.join(graph_types)} type"
+
+    def check(g):
+        if g.kind in graph_types:
+            raise NotImplementedError(errmsg)
+        return g
+
+    return check
+'''
+    assert _messages(source)["pkg.core.not_implemented_for"] == ["not implemented for {} type"]
+
+
 def test_a_pasted_message_matches_the_template_sharing_most_of_its_text() -> None:
     table = MessageTable(
         [
