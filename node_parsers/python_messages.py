@@ -8,8 +8,8 @@ f-string, ``"..." % x``, ``"...".format(x)`` and ``"..." + x``) as message
 templates: an interpolated part becomes ``{}``. A message first assigned to a
 local name (``msg = "..."; raise ValueError(msg)``) is read from the function's
 assignments to that name, each one a template; a nested function raising a name its
-enclosing function assigned (a decorator factory's ``errmsg``) reads the enclosing one's. ``codecite.retrievers.messages``
-matches a pasted message against them.
+enclosing function assigned (a decorator factory's ``errmsg``) reads the enclosing
+one's. ``codecite.retrievers.messages`` matches a pasted message against them.
 """
 
 from __future__ import annotations
