@@ -16,7 +16,7 @@ import re
 import stat
 from collections.abc import Iterator
 
-from codecite.config.model import CodeciteConfig
+from codecite.config.model import DEFAULT_DOC_DIRS, CodeciteConfig
 from codecite.indexer.corpus import (
     EXCLUDED_DIR_SUFFIXES,
     EXCLUDED_DIRS,
@@ -60,7 +60,7 @@ def _is_doc_source(path: str) -> bool:
     )
 
 
-SPHINX_DIRS = ("docs", "doc", "documentation", "docs/source", "doc/source")
+SPHINX_DIRS = (*DEFAULT_DOC_DIRS, *(f"{d}/source" for d in DEFAULT_DOC_DIRS))
 _SOURCE_SUFFIX = re.compile(r"^source_suffix\s*=\s*(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 MAX_CONF_BYTES = 1 << 20
 
