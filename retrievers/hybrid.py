@@ -225,7 +225,13 @@ class HybridRetriever(BaseRetriever):
         self, lex: RetrievedContext, hits: DenseHits, k: int, depth: int, gated: bool
     ) -> RetrievedContext:
         lex_ids = [n.node.node_id for n in lex.nodes]
-        dense_ids = [node_id for node_id, _ in hits.ranked if node_id in self._rows]
+        # best cosine (in float32, as the arrays hold it) first, equal ones in node order:
+        # the same ranking from the built-in arrays and from any vector store
+        ranked = sorted(
+            (p for p in hits.ranked if p[0] in self._rows),
+            key=lambda p: (-np.float32(p[1]), self._rows[p[0]]),
+        )
+        dense_ids = [node_id for node_id, _ in ranked]
         cosine = dict(hits.ranked)
         fused = {
             f.node_id: f for f in reciprocal_rank_fusion([lex_ids, dense_ids], depth, self.rrf_k)

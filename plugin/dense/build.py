@@ -20,6 +20,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from codecite.config.model import CodeciteConfig
 from codecite.dense import embeddings as emb
+from codecite.dense import texts as embedded
 from codecite.dense.backends import NotConfigured, cached_embedding, resolve_spec
 from codecite.dense.spec import Backend, EmbeddingSpec
 from codecite.dense.vectors import (
@@ -87,17 +88,18 @@ def write_vectors(
         return None  # nothing asked, nothing configured, nothing to carry over
     spec = _target_spec(cfg, embed, job.previous)
     old = reusable_vectors(cfg.index_path, job.manifest, spec.backend.value, spec.model)
-    todo = [i for i, r in enumerate(records) if text_key(r["text"]) not in old]
+    keys = [text_key(embedded.active(r)) for r in records]  # what each vector is made of
+    todo = [i for i, key in enumerate(keys) if key not in old]
     fresh: list[Any] = []
     if todo:
         try:
             spec, fresh = _embed_todo(
-                spec, embed, [records[i]["text"] for i in todo], len(records), progress
+                spec, embed, [embedded.active(records[i]) for i in todo], len(records), progress
             )
         except EmbeddingError as exc:
             same = job.previous is not None and _made_by(job.previous, spec)
             return _cannot_embed(job, exc, spec, old if same else None)
-    matrix = _assemble(records, todo, fresh, old, spec)
+    matrix = _assemble(keys, todo, fresh, old, spec)
     save_vectors(index_dir, [r["id"] for r in records], matrix, normalise=False)
     return _entry(spec.backend.value, spec.model, matrix, spec.api_base)
 
@@ -201,7 +203,8 @@ def _keep_previous(
     backend, model = str(info.get("backend")), info.get("model")
     if old is None:
         old = reusable_vectors(job.cfg.index_path, job.manifest, backend, model)
-    kept = [r for r in job.records if text_key(r["text"]) in old]
+    keyed = [(r, text_key(embedded.active(r))) for r in job.records]
+    kept = [(r, key) for r, key in keyed if key in old]
     if not kept:
         logger.warning(
             "the index's vectors cannot be kept (no node text is unchanged, or "
@@ -210,8 +213,8 @@ def _keep_previous(
             reason,
         )
         return None
-    matrix = np.stack([old[text_key(r["text"])] for r in kept])
-    save_vectors(job.index_dir, [r["id"] for r in kept], matrix, normalise=False)
+    matrix = np.stack([old[key] for _, key in kept])
+    save_vectors(job.index_dir, [r["id"] for r, _ in kept], matrix, normalise=False)
     entry = _entry(backend, model, matrix, info.get("api_base"))
     stale = len(job.records) - len(kept)
     if stale:
@@ -230,11 +233,12 @@ def _entry(
         "dimension": int(matrix.shape[1]),
         "count": int(matrix.shape[0]),
         "api_base": api_base,
+        "text": embedded.ACTIVE_RULE,
     }
 
 
 def _assemble(
-    records: list[dict[str, Any]],
+    keys: Sequence[str],
     todo: Sequence[int],
     fresh: Sequence[Any],
     old: Mapping[str, np.ndarray],
@@ -245,8 +249,8 @@ def _assemble(
     rows = [
         l2_normalise(np.asarray(new[i], dtype=np.float32))
         if i in new
-        else np.asarray(old[text_key(r["text"])], dtype=np.float32)
-        for i, r in enumerate(records)
+        else np.asarray(old[key], dtype=np.float32)
+        for i, key in enumerate(keys)
     ]
     dims = {row.shape for row in rows}
     if len(dims) != 1 or len(next(iter(dims))) != 1 or not all(np.isfinite(r).all() for r in rows):

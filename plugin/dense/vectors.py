@@ -26,13 +26,14 @@ import io
 import json
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from codecite.dense.texts import rule_of
 from codecite.errors import CodeciteError, IndexIntegrityError
 from codecite.retrievers.fusion import l2_normalise
 from codecite.store.files import NODES, Manifest, read_verified
@@ -121,7 +122,8 @@ def load_verified(index_dir: Path, manifest: Manifest) -> StoredVectors:
 
 
 def text_key(text: str) -> str:
-    """What a vector depends on besides the model: the node text (a SHA-256 prefix)."""
+    """What a vector depends on besides the model: the text embedded (a SHA-256 prefix;
+    ``codecite.dense.texts``)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
@@ -130,18 +132,23 @@ def reusable_vectors(
 ) -> dict[str, np.ndarray]:
     """``text key -> vector`` of the previous index, if made by the same backend+model.
 
-    Keyed by text, not node id: a node id hashes path, name and line span, so it
-    stays the same when a body is edited in place (the vector is then invalid) and
-    changes when lines are inserted above (the vector is still valid). Every file
+    Keyed by the text embedded (made again by the rule the previous build recorded,
+    ``codecite.dense.texts``), not by node id: a node id hashes path, name and line
+    span, so it stays the same when a body is edited in place (the vector is then
+    invalid) and changes when lines are inserted above (the vector is still valid). An
+    unknown rule makes nothing reusable. Every file
     read is verified against the previous manifest's checksums; a damaged or
     hand-edited file makes nothing reusable (logged), never a wrong vector.
     """
     info = (previous_manifest or {}).get("embedding") or {}
     if previous_manifest is None or info.get("backend") != backend or info.get("model") != model:
         return {}
+    rule = rule_of(info)  # the text its vectors were made of (an unknown rule: none reusable)
+    if rule is None:
+        return {}
     try:
         stored = load_verified(previous_dir, previous_manifest)
-        texts = _node_texts(read_verified(previous_dir, previous_manifest, NODES))
+        texts = _embedded_texts(read_verified(previous_dir, previous_manifest, NODES), rule)
     except (CodeciteError, OSError, ValueError, KeyError, TypeError) as exc:
         logger.warning(
             "the previous vectors cannot be reused (%s); they are re-embedded "
@@ -156,11 +163,11 @@ def reusable_vectors(
     }
 
 
-def _node_texts(data: bytes) -> dict[str, str]:
+def _embedded_texts(data: bytes, rule: Callable[[Mapping[str, Any]], str]) -> dict[str, str]:
     out = {}
     for line in data.splitlines():
         rec = json.loads(line)
-        out[rec["id"]] = rec["text"]
+        out[rec["id"]] = rule(rec)
     return out
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from dense_fakes import FakeServer, start_fake_server
+from dense_fakes import LOCAL_DIM, FakeLocal, FakeServer, hashed_bow, start_fake_server
 
-from codecite.dense import embeddings
+from codecite.dense import backends, embeddings
 
 
 @pytest.fixture
@@ -27,3 +27,19 @@ def _fast_retries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
         embeddings, "QUERY_RETRY", embeddings.RetryPolicy(tries=2, sleep=slept.append)
     )
     return slept
+
+
+@pytest.fixture
+def fake_local(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLocal]:
+    """The local backend faked in process: the bundled model's ``_encode`` replaced by a
+    hashed bag of words that records what it embeds."""
+    fake = FakeLocal()
+
+    def encode(self: embeddings.LocalMiniLMEmbedding, texts: list[str]) -> list[list[float]]:
+        fake.embedded.extend(texts)
+        return [hashed_bow(t, LOCAL_DIM) for t in texts]
+
+    monkeypatch.setattr(embeddings, "local_available", lambda: fake.available)
+    monkeypatch.setattr(embeddings.LocalMiniLMEmbedding, "_encode", encode)
+    monkeypatch.setattr(backends, "_local_models", {})  # no fake model cached for other tests
+    yield fake

@@ -26,6 +26,18 @@ MODELS = {"fake-embed-a": 64, "fake-embed-b": 48}
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+LOCAL_DIM = 32  # the fake local backend's vectors (the fake_local fixture)
+
+
+@dataclass
+class FakeLocal:
+    """The local backend, faked (the ``fake_local`` fixture): ``available`` is the extra
+    being installed; ``embedded`` every text it was asked to embed."""
+
+    available: bool = True
+    embedded: list[str] = field(default_factory=list)
+
+
 def hashed_bow(text: str, dim: int) -> list[float]:
     """Deterministic bag-of-words vector: each word adds +-1 to one hashed slot."""
     vec = np.zeros(dim, dtype=np.float64)

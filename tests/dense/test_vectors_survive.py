@@ -9,43 +9,19 @@ backend is the real client against the fake server on loopback (``fake_openai``)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pytest
-from dense_fakes import API_KEY, FakeServer, hashed_bow
+from dense_fakes import API_KEY, LOCAL_DIM, FakeLocal, FakeServer
 
 import codecite
 from codecite.cli.app import EXIT_FAIL, EXIT_OK, main
-from codecite.dense import backends, embeddings
+from codecite.dense.texts import embedded_text
 from codecite.dense.vectors import VECTOR_IDS, VECTORS
 
-DIM = 32
+DIM = LOCAL_DIM
 EDIT = ("a measure of three-dimensionality", "a zanzibar measure of three-dimensionality")
-
-
-@dataclass
-class FakeLocal:
-    """The local backend, faked: ``available`` is the extra being installed."""
-
-    available: bool = True
-    embedded: list[str] = field(default_factory=list)
-
-
-@pytest.fixture
-def fake_local(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLocal]:
-    fake = FakeLocal()
-
-    def encode(self: embeddings.LocalMiniLMEmbedding, texts: list[str]) -> list[list[float]]:
-        fake.embedded.extend(texts)
-        return [hashed_bow(t, DIM) for t in texts]
-
-    monkeypatch.setattr(embeddings, "local_available", lambda: fake.available)
-    monkeypatch.setattr(embeddings.LocalMiniLMEmbedding, "_encode", encode)
-    monkeypatch.setattr(backends, "_local_models", {})  # no fake model cached for other tests
-    yield fake
 
 
 def _manifest(repo: Path) -> dict:
@@ -60,8 +36,9 @@ def _vectors(repo: Path) -> dict[str, bytes]:
 
 
 def _texts(repo: Path) -> dict[str, str]:
+    """node id -> the text its vector is made of."""
     lines = (repo / ".codecite" / "nodes.jsonl").read_text().splitlines()
-    return {rec["id"]: rec["text"] for rec in map(json.loads, lines)}
+    return {rec["id"]: embedded_text(rec) for rec in map(json.loads, lines)}
 
 
 def _index_bytes(repo: Path) -> dict[str, bytes]:
