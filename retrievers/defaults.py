@@ -19,3 +19,4 @@ DEFAULT_FEEDBACK_FLOOR = 0.15
 DEFAULT_PROPAGATION_SHARE = 1.0
 DEFAULT_COSINE_FLOOR = 0.20
 DEFAULT_RRF_K = 60
+DEFAULT_DENSE_MARGIN = 0.35  # convex fusion: a cosine this far below the best adds nothing

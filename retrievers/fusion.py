@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .defaults import DEFAULT_COSINE_FLOOR, DEFAULT_RRF_K
+from .defaults import DEFAULT_COSINE_FLOOR, DEFAULT_DENSE_MARGIN, DEFAULT_RRF_K
 
 MIN_FUSION_DEPTH = 50
 FUSION_DEPTH_FACTOR = 5
@@ -130,6 +130,58 @@ def reciprocal_rank_fusion(
     return fused
 
 
+def convex_fusion(
+    lexical: Sequence[tuple[str, float]],
+    dense: Sequence[tuple[str, float]],
+    lexical_weight: float,
+    margin: float = DEFAULT_DENSE_MARGIN,
+    depth: int | None = None,
+) -> list[Fused]:
+    """Fuse by score: ``F(i) = a * s(i) / s_max + (1 - a) * clip((cos(i) - best + m) / m)``.
+
+    ``lexical`` are ``(node id, s(c))`` best first, ``dense`` ``(node id, cosine)`` best
+    first; only the first ``depth`` of each count. The lexical score is divided by the
+    best one (BM25's least is 0), so a lexical winner far ahead of the rest keeps most
+    of its lead, and a flat lexical ranking leaves the order to the cosines. A cosine
+    counts by how close it is to the best one: ``m`` (0.35) below the best or further
+    gives nothing, so a dense candidate far below the best cosine is dropped, whatever
+    its rank. ``a`` is how far this query's lexical ranking is trusted (the retriever
+    leans lexical for a query that writes identifiers). A convex combination of
+    normalised scores rather than of ranks: Bruch, Gai and Ingber, "An Analysis of
+    Fusion Functions for Hybrid Retrieval" (ACM TOIS 2023) found it ahead of RRF.
+
+    Ordered by fused score, then best rank in either input, then id.
+
+    Example:
+        >>> fused = convex_fusion([("a", 4.0), ("b", 1.0)], [("b", 0.8), ("c", 0.5)], 0.5)
+        >>> [(f.node_id, round(f.score, 3)) for f in fused]
+        [('b', 0.625), ('a', 0.5)]
+    """
+    lex = list(lexical if depth is None else lexical[:depth])
+    near = list(dense if depth is None else dense[:depth])
+    ranks: dict[str, list[int | None]] = {}
+    scores: dict[str, float] = {}
+    top = max((s for _, s in lex), default=0.0)
+    for pos, (node_id, score) in enumerate(lex):
+        if node_id in ranks:
+            continue
+        ranks[node_id] = [pos, None]
+        scores[node_id] = lexical_weight * (score / top if top > 0 else 0.0)
+    best = max((c for _, c in near), default=0.0)
+    for pos, (node_id, cosine) in enumerate(near):
+        closeness = min(1.0, max(0.0, (cosine - best + margin) / margin)) if margin > 0 else 1.0
+        if closeness <= 0.0 and node_id not in ranks:
+            continue  # far below the best cosine: not a candidate
+        slot = ranks.setdefault(node_id, [None, None])
+        if slot[1] is not None:
+            continue  # a repeated id keeps its first rank
+        slot[1] = pos
+        scores[node_id] = scores.get(node_id, 0.0) + (1.0 - lexical_weight) * closeness
+    fused = [Fused(node_id, scores[node_id], tuple(rs)) for node_id, rs in ranks.items()]
+    fused.sort(key=lambda f: (-f.score, f.best_rank, f.node_id))
+    return fused
+
+
 def _rrf_score(ranks: Sequence[int | None], k: int) -> float:
     return sum(1.0 / (k + r) for r in ranks if r is not None)
 
@@ -162,6 +214,7 @@ __all__ = [
     "DEFAULT_COSINE_FLOOR",
     "DEFAULT_RRF_K",
     "Fused",
+    "convex_fusion",
     "cosine_ranking",
     "fusion_depth",
     "l2_normalise",

@@ -45,6 +45,7 @@ from .fusion import (
     DEFAULT_COSINE_FLOOR,
     DEFAULT_RRF_K,
     Fused,
+    convex_fusion,
     cosine_ranking,
     fusion_depth,
     l2_normalise,
@@ -52,10 +53,13 @@ from .fusion import (
 )
 from .rerank import rerank_context
 from .results import Hit, RetrievedContext, ScoreBreakdown
-from .tokenizer import identifier_mentions
+from .tokenizer import identifier_mentions, writes_identifiers
 
 logger = logging.getLogger(__name__)
 
+FUSION = "rrf"  # "rrf" (Reciprocal Rank Fusion) or "convex" (fusion.convex_fusion)
+LEXICAL_TRUST = 0.5  # convex fusion: the lexical share for a question in words
+LEXICAL_TRUST_CODE = 0.75  # ... and for one that writes identifiers
 MASK_CACHE_SIZE = 8  # filter masks kept per retriever (one per distinct filter)
 EMBED_REBUILD_FIX = "run `codecite build --embed` (same backend and model as the query side)"
 
@@ -145,6 +149,7 @@ class HybridRetriever(BaseRetriever):
         symbol_gate: bool = True,
         cosine_floor: float = DEFAULT_COSINE_FLOOR,
         rrf_k: int = DEFAULT_RRF_K,
+        fusion: str | None = None,
         degraded: str | None = None,
         **kwargs: Any,
     ) -> None:
@@ -158,6 +163,7 @@ class HybridRetriever(BaseRetriever):
         self.symbol_gate = symbol_gate
         self.cosine_floor = cosine_floor
         self.rrf_k = rrf_k
+        self.fusion = fusion or FUSION
         self._embed_query = embed_query or (
             embed_model.get_query_embedding if embed_model is not None else None
         )
@@ -233,9 +239,14 @@ class HybridRetriever(BaseRetriever):
         )
         dense_ids = [node_id for node_id, _ in ranked]
         cosine = dict(hits.ranked)
-        fused = {
-            f.node_id: f for f in reciprocal_rank_fusion([lex_ids, dense_ids], depth, self.rrf_k)
-        }
+        if self.fusion == "convex":
+            trust = LEXICAL_TRUST_CODE if writes_identifiers(lex.query) else LEXICAL_TRUST
+            lexical = [(n.node.node_id, float(n.score or 0.0)) for n in lex.nodes]
+            dense_ranked = [(i, cosine[i]) for i in dense_ids]
+            ranking = convex_fusion(lexical, dense_ranked, trust, depth=depth)
+        else:
+            ranking = reciprocal_rank_fusion([lex_ids, dense_ids], depth, self.rrf_k)
+        fused = {f.node_id: f for f in ranking}
         if gated:
             chosen = [fused[i] for i in lex_ids[:k]]
             scores = {n.node.node_id: float(n.score or 0.0) for n in lex.nodes[:k]}

@@ -184,6 +184,15 @@ def identifier_mentions(query: str) -> Mentions:
     return Mentions(frozenset(words), frozenset(code))
 
 
+def writes_identifiers(query: str) -> bool:
+    """Does the query write code: a word in backticks, a dotted name or a call, or a
+    compound identifier (``add_column``, ``StaticShiftAgent``)?"""
+    text = query[:MAX_QUERY_CHARS]
+    if _CODE_SPAN.search(text) or _CALL_OR_DOTTED.search(text):
+        return True
+    return any(is_compound(w) for m in _WORD.finditer(text) for w in m.group().split("."))
+
+
 def is_compound(name: str) -> bool:
     """True for names made of several words (``estimate_ss_ama``, ``StaticShiftAgent``)."""
     return len(split_identifier(name)) > 1

@@ -5,7 +5,8 @@
 
 For each suite (names as in bench_quality.py; default: every suite whose corpus is
 under ``--corpora``), its corpus is built once per embedded-text rule
-(``codecite.dense.texts``) with the local all-MiniLM-L6-v2 backend, into
+(``codecite.dense.texts``; the measured ``kind-1`` and ``kind-2`` are in
+``embedded_texts.py``) with the local all-MiniLM-L6-v2 backend, into
 ``--indexes/<rule>/<suite>`` (kept: a second run reuses the vectors, which take
 minutes a corpus on 2 cores), then every record is ranked lexically and by each
 hybrid variant (a text rule times a fusion) on the same index. One line a suite:
@@ -21,20 +22,21 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+import embedded_texts  # noqa: F401  (registers the measured rules kind-1 and kind-2)
 from bench_quality import HELD_OUT, HELD_OUT_DIR, SUITES, add_corpora_option
 
 import codecite
 from codecite.dense import texts
 from codecite.evals import load_suites, run_eval
 from codecite.evals.runs import CODECITE, DENSE
+from codecite.retrievers import hybrid
 
 METRICS = ("symbol_hit@5", "mrr@10")
-FUSIONS: dict[str, Callable[[Any], None]] = {"shipped": lambda index: None}  # sets a fusion up
+FUSIONS = {"shipped": "rrf", "convex": "convex"}  # variant name -> hybrid.FUSION
 
 
 def suite_path(name: str, dev_suites: Path) -> Path:
@@ -67,7 +69,7 @@ def measure(name: str, corpus: Path, suite: Path, args: argparse.Namespace) -> d
         print(f"  {name}: {rule} index ready in {seconds:.0f} s", file=sys.stderr, flush=True)
         index = codecite.load(corpus, index_dir=str(index_dir), check_stale=False)
         for fusion in args.fusion:
-            FUSIONS[fusion](index)
+            hybrid.FUSION = FUSIONS[fusion]
             report = run_eval(index, suites, k=10, dense=True)
             if "lexical" not in out:
                 out["lexical"] = cells(report, CODECITE)
@@ -75,8 +77,8 @@ def measure(name: str, corpus: Path, suite: Path, args: argparse.Namespace) -> d
     return out
 
 
-def fmt(values: list[float | None]) -> str:
-    return " / ".join("n/a" if v is None else f"{v:.2f}" for v in values)
+def fmt(values: list[float | None], places: int = 2) -> str:
+    return " / ".join("n/a" if v is None else f"{v:.{places}f}" for v in values)
 
 
 def main() -> int:
@@ -97,7 +99,7 @@ def main() -> int:
         parser.error(f"unknown suites: {', '.join(unknown)}")
     variants = ["lexical"] + [f"{r}/{f}" for r in args.text for f in args.fusion]
     print("cells: symbol hit@5 / MRR@10 / paraphrase hit@5 / identifier hit@1")
-    print(f"{'suite':<14}" + "".join(f"{v:>30}" for v in variants))
+    print(f"{'suite':<14}" + "".join(f"{v:>34}" for v in variants))
     rows: dict[str, list[list]] = {v: [] for v in variants}
     below: dict[str, list[str]] = {v: [] for v in variants[1:]}
     for name in names:
@@ -113,13 +115,13 @@ def main() -> int:
             ):
                 below[v].append(name)
                 flag = " <"
-            line += f"{fmt(result[v]) + flag:>30}"
+            line += f"{fmt(result[v]) + flag:>34}"
         print(line, flush=True)
     line = f"{'mean':<14}"
     for v in variants:
         cols = list(zip(*rows[v], strict=True)) if rows[v] else []
         means = [statistics.fmean([c for c in col if c is not None] or [0.0]) for col in cols]
-        line += f"{fmt([round(m, 3) for m in means]):>30}"
+        line += f"{fmt(means, 3):>34}"
     print(line)
     for v, names_below in below.items():
         print(

@@ -10,12 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codecite.retrievers.fusion import (
+    convex_fusion,
     cosine_ranking,
     fusion_depth,
     l2_normalise,
     mentions_known_symbol,
     reciprocal_rank_fusion,
 )
+from codecite.retrievers.tokenizer import writes_identifiers
 
 
 def _scores(fused):
@@ -164,3 +166,59 @@ def test_cosine_ranking_is_sorted_floored_and_bounded(depth, seed):
     assert cos == sorted(cos, reverse=True)
     assert all(c >= 0.20 for c in cos)
     assert best == pytest.approx(1.0, abs=1e-5)
+
+
+# -- convex fusion ---------------------------------------------------------------------
+
+
+def test_convex_fusion_hand_computed():
+    lexical = [("a", 4.0), ("b", 2.0), ("c", 1.0)]
+    dense = [("c", 0.80), ("d", 0.70), ("a", 0.60)]
+    fused = convex_fusion(lexical, dense, 0.5, margin=0.15)
+    s = _scores(fused)
+    assert s["a"] == pytest.approx(0.5 * 1.0)  # 0.60 is 0.20 below the best: nothing from dense
+    assert s["b"] == pytest.approx(0.5 * 0.5)
+    assert s["c"] == pytest.approx(0.5 * 0.25 + 0.5 * 1.0)
+    assert s["d"] == pytest.approx(0.5 * (0.70 - 0.80 + 0.15) / 0.15)
+    assert [f.node_id for f in fused] == ["c", "a", "b", "d"]
+    assert {f.node_id: f.ranks for f in fused}["a"] == (0, 2)
+
+
+def test_convex_fusion_drops_dense_candidates_far_below_the_best_cosine():
+    fused = convex_fusion([("a", 1.0)], [("b", 0.9), ("c", 0.74), ("d", 0.76)], 0.5, margin=0.15)
+    assert [f.node_id for f in fused] == ["a", "b", "d"]  # c: 0.16 below the best
+    assert fused[0].score == fused[1].score  # a tie goes to the best rank, then the id
+
+
+def test_convex_fusion_trusting_lexical_more_keeps_a_clear_lexical_winner_first():
+    lexical = [("named", 8.0), ("x", 1.0)]
+    dense = [("x", 0.9), ("y", 0.85)]
+    assert convex_fusion(lexical, dense, 0.5)[0].node_id == "x"
+    assert convex_fusion(lexical, dense, 0.75)[0].node_id == "named"
+
+
+def test_convex_fusion_depth_and_repeats():
+    fused = convex_fusion([("a", 2.0), ("a", 1.0), ("b", 1.0)], [("b", 0.5)], 0.5, depth=2)
+    assert {f.node_id: f.ranks for f in fused} == {"a": (0, None), "b": (None, 0)}
+
+
+def test_convex_fusion_with_one_side_empty_is_that_side():
+    assert [f.node_id for f in convex_fusion([("a", 2.0), ("b", 1.0)], [], 0.5)] == ["a", "b"]
+    assert [f.node_id for f in convex_fusion([], [("a", 0.5), ("b", 0.4)], 0.5)] == ["a", "b"]
+    assert convex_fusion([("a", 0.0)], [], 0.5)[0].score == 0.0  # no lexical evidence at all
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("how do I add a column to a table", False),
+        ("don't reassign a field", False),
+        ("Table.add_column", True),
+        ("what does `frozen` do", True),
+        ("call evolve() on it", True),
+        ("StaticShiftAgent options", True),
+        ("use add_column", True),
+    ],
+)
+def test_a_query_writes_identifiers(query, code):
+    assert writes_identifiers(query) is code

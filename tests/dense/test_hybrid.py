@@ -45,7 +45,7 @@ def test_vectors_on_disk_are_normalised_float32_without_pickle(embedded: Path):
         "dimension": 64,
         "count": len(nodes),
         "api_base": None,
-        "text": "kind-1",
+        "text": "node-text",
     }
     assert load_vectors(index_dir).ids == tuple(nodes)
 

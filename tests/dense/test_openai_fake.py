@@ -64,7 +64,7 @@ def test_build_embeds_every_node_in_batches(embedded: Path, fake_openai: FakeSer
         "dimension": 64,
         "count": n,
         "api_base": fake_openai.url,
-        "text": "kind-1",
+        "text": "node-text",
     }
     assert fake_openai.state.requests == math.ceil(n / BATCH)
     assert len(fake_openai.state.inputs) == n

@@ -17,7 +17,7 @@ from dense_fakes import API_KEY, LOCAL_DIM, FakeLocal, FakeServer
 
 import codecite
 from codecite.cli.app import EXIT_FAIL, EXIT_OK, main
-from codecite.dense.texts import embedded_text
+from codecite.dense.texts import active
 from codecite.dense.vectors import VECTOR_IDS, VECTORS
 
 DIM = LOCAL_DIM
@@ -38,7 +38,7 @@ def _vectors(repo: Path) -> dict[str, bytes]:
 def _texts(repo: Path) -> dict[str, str]:
     """node id -> the text its vector is made of."""
     lines = (repo / ".codecite" / "nodes.jsonl").read_text().splitlines()
-    return {rec["id"]: embedded_text(rec) for rec in map(json.loads, lines)}
+    return {rec["id"]: active(rec) for rec in map(json.loads, lines)}
 
 
 def _index_bytes(repo: Path) -> dict[str, bytes]:
