@@ -2,9 +2,11 @@
 
 ``HybridRetriever`` is a LlamaIndex ``BaseRetriever`` around a
 ``CodeciteRetriever``. Per query it takes the lexical top ``max(5k, 50)``, the
-dense top ``max(5k, 50)`` with cosine >= 0.20, fuses them with Reciprocal Rank
-Fusion keyed by node id (``fusion.py``) and returns the top ``k`` as new
-``NodeWithScore`` objects whose score is the fused score.
+dense top ``max(5k, 50)`` with cosine >= 0.20, fuses them keyed by node id
+(``fusion.py``: by score, ``convex_fusion``, leaning lexical for a query that
+writes identifiers; or by rank, ``reciprocal_rank_fusion``, with ``fusion="rrf"``)
+and returns the top ``k`` as new ``NodeWithScore`` objects whose score is the
+fused score.
 
 Two rules keep it safe to turn on:
 
@@ -41,6 +43,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from codecite.errors import EmbeddingModelMismatchError
 
 from . import boosts
+from .defaults import DEFAULT_FUSION, DEFAULT_LEXICAL_TRUST, DEFAULT_LEXICAL_TRUST_CODE
 from .fusion import (
     DEFAULT_COSINE_FLOOR,
     DEFAULT_RRF_K,
@@ -57,9 +60,9 @@ from .tokenizer import identifier_mentions, writes_identifiers
 
 logger = logging.getLogger(__name__)
 
-FUSION = "rrf"  # "rrf" (Reciprocal Rank Fusion) or "convex" (fusion.convex_fusion)
-LEXICAL_TRUST = 0.5  # convex fusion: the lexical share for a question in words
-LEXICAL_TRUST_CODE = 0.75  # ... and for one that writes identifiers
+FUSION = DEFAULT_FUSION  # "convex" (fusion.convex_fusion) or "rrf" (reciprocal_rank_fusion)
+LEXICAL_TRUST = DEFAULT_LEXICAL_TRUST  # convex fusion: the lexical share for words
+LEXICAL_TRUST_CODE = DEFAULT_LEXICAL_TRUST_CODE  # ... for a query that writes identifiers
 MASK_CACHE_SIZE = 8  # filter masks kept per retriever (one per distinct filter)
 EMBED_REBUILD_FIX = "run `codecite build --embed` (same backend and model as the query side)"
 

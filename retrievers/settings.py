@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, ValidatorFunctionWrapHandler
 from pydantic import WrapValidator as _WrapValidator
@@ -28,7 +28,7 @@ from pydantic_core import PydanticCustomError
 from codecite.node_parsers.schema import NodeKind
 
 from . import defaults  # the factors' defaults (boosts.py takes the same)
-from .defaults import DEFAULT_COSINE_FLOOR, DEFAULT_RRF_K
+from .defaults import DEFAULT_COSINE_FLOOR, DEFAULT_FUSION, DEFAULT_RRF_K
 
 SETTING_ERROR = "codecite_setting"  # the pydantic error type of an explained refusal
 
@@ -213,3 +213,6 @@ class RetrievalSettings(RankingConstants):
     b: Number = Field(default=0.75, description="BM25 length normalisation")
     cosine_floor: Number = Field(default=DEFAULT_COSINE_FLOOR, description="dense: lowest cosine")
     rrf_k: PositiveInt = Field(default=DEFAULT_RRF_K, description="dense: k of 1/(k + rank)")
+    fusion: Literal["convex", "rrf"] = Field(
+        default=DEFAULT_FUSION, description="dense: score fusion (convex) or rank fusion (rrf)"
+    )

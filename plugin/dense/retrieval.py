@@ -81,6 +81,7 @@ def hybrid_retriever(
         "symbol_gate": symbol_gate,
         "cosine_floor": index.config.retrieval.cosine_floor,
         "rrf_k": index.config.retrieval.rrf_k,
+        "fusion": index.config.retrieval.fusion,
     }
     if not info:
         return HybridRetriever(lexical, degraded=NO_VECTORS, **common)

@@ -1,7 +1,7 @@
 """Hybrid (dense) retrieval against codecite's lexical ranking, suite by suite, in one run.
 
     python tests/benchmarks/bench_hybrid.py [--corpora DIR] [--indexes DIR]
-        [--text kind-1|node-text ...] [--fusion shipped|NAME ...] [SUITE ...]
+        [--text kind-1|node-text ...] [--fusion convex|rrf ...] [SUITE ...]
 
 For each suite (names as in bench_quality.py; default: every suite whose corpus is
 under ``--corpora``), its corpus is built once per embedded-text rule
@@ -33,10 +33,9 @@ import codecite
 from codecite.dense import texts
 from codecite.evals import load_suites, run_eval
 from codecite.evals.runs import CODECITE, DENSE
-from codecite.retrievers import hybrid
 
 METRICS = ("symbol_hit@5", "mrr@10")
-FUSIONS = {"shipped": "rrf", "convex": "convex"}  # variant name -> hybrid.FUSION
+FUSIONS = {"rrf": "rrf", "convex": "convex"}  # variant name -> retrieval.fusion
 
 
 def suite_path(name: str, dev_suites: Path) -> Path:
@@ -67,9 +66,12 @@ def measure(name: str, corpus: Path, suite: Path, args: argparse.Namespace) -> d
         index_dir = args.indexes / rule / name
         seconds = build_with_vectors(corpus, index_dir, rule)
         print(f"  {name}: {rule} index ready in {seconds:.0f} s", file=sys.stderr, flush=True)
-        index = codecite.load(corpus, index_dir=str(index_dir), check_stale=False)
         for fusion in args.fusion:
-            hybrid.FUSION = FUSIONS[fusion]
+            config = args.indexes / f"fusion-{FUSIONS[fusion]}.toml"
+            config.write_text(f'[retrieval]\nfusion = "{FUSIONS[fusion]}"\n', encoding="utf-8")
+            index = codecite.load(
+                corpus, index_dir=str(index_dir), config_file=config, check_stale=False
+            )
             report = run_eval(index, suites, k=10, dense=True)
             if "lexical" not in out:
                 out["lexical"] = cells(report, CODECITE)
@@ -89,7 +91,7 @@ def main() -> int:
     )
     parser.add_argument("--indexes", type=Path, default=Path("/tmp/codecite-hybrid-indexes"))
     parser.add_argument("--text", nargs="+", default=[texts.TEXT_RULE], choices=list(texts.RULES))
-    parser.add_argument("--fusion", nargs="+", default=["shipped"], choices=list(FUSIONS))
+    parser.add_argument("--fusion", nargs="+", default=["convex"], choices=list(FUSIONS))
     parser.add_argument("names", nargs="*", help="suites (default: all with a corpus)")
     args = parser.parse_args()
     everything = {**SUITES, **HELD_OUT}

@@ -54,6 +54,7 @@ def test_hybrid_is_a_retriever_and_fills_the_breakdown(embedded: Path):
     index = codecite.load(embedded)
     retriever = index.retriever(5, dense=True, embed_model=_bow(), symbol_gate=False)
     assert isinstance(retriever, BaseRetriever) and isinstance(retriever, HybridRetriever)
+    retriever.fusion = "rrf"  # the convex default: test_the_default_fusion_is_convex...
     ctx = retriever.retrieve_context("static shift correction of the survey")
     lexical = index.query("static shift correction of the survey", k=50)
     assert ctx.mode == "hybrid" and ctx.degraded is None
@@ -97,7 +98,8 @@ def test_symbol_gate_keeps_the_lexical_ranking(embedded: Path):
     assert [n.score for n in gated.nodes] == pytest.approx([n.score for n in lexical.nodes])
     assert gated.mode == "hybrid" and gated.top_cosine is not None
     ungated = index.retriever(5, dense=True, embed_model=_bow(), symbol_gate=False)
-    assert ungated.retrieve_context(query).nodes[0].score < 0.05  # an RRF score
+    fused = ungated.retrieve_context(query).nodes[0].score
+    assert 0.0 < fused <= 1.0 and fused != pytest.approx(lexical.nodes[0].score)  # a fused score
 
 
 def test_filters_apply_to_the_dense_side(embedded: Path):
@@ -167,7 +169,9 @@ def test_works_inside_a_stock_query_engine(embedded: Path):
 
 
 def test_fusion_constants_come_from_the_config(sample_repo: Path):
-    (sample_repo / "codecite.toml").write_text("[retrieval]\ncosine_floor = 0.3\nrrf_k = 10\n")
+    (sample_repo / "codecite.toml").write_text(
+        '[retrieval]\ncosine_floor = 0.3\nrrf_k = 10\nfusion = "rrf"\n'
+    )
     codecite.build(sample_repo, embed=_bow())
     retriever = codecite.load(sample_repo).retriever(
         10, dense=True, embed_model=_bow(), symbol_gate=False
@@ -184,3 +188,29 @@ def test_fusion_constants_come_from_the_config(sample_repo: Path):
     for b in both:
         assert b.dense_cosine >= 0.3
         assert b.final == pytest.approx(1 / (10 + b.lexical_rank) + 1 / (10 + b.dense_rank))
+
+
+def test_the_default_fusion_is_convex_and_follows_its_formula(sample_repo: Path):
+    """``F = 0.5 * s / s_max + 0.5 * clip((cos - best + 0.35) / 0.35)`` for a question in
+    words (docs/dense.md, "Ranking"); the breakdown keeps both ranks."""
+    codecite.build(sample_repo, embed=_bow())
+    retriever = codecite.load(sample_repo).retriever(
+        10, dense=True, embed_model=_bow(), symbol_gate=False
+    )
+    assert retriever.fusion == "convex"
+    query = "static shift correction of the survey"
+    ctx = retriever.retrieve_context(query)
+    lexical = retriever.lexical.retrieve_context(query, similarity_top_k=50)
+    s = {n.node.node_id: n.score for n in lexical.nodes}
+    s_max = max(s.values())
+    for n in ctx.nodes:
+        b = ctx.breakdown[n.node.node_id]
+        lex = s.get(n.node.node_id, 0.0) / s_max if b.lexical_rank is not None else 0.0
+        near = (
+            min(1.0, max(0.0, (b.dense_cosine - ctx.top_cosine + 0.35) / 0.35))
+            if b.dense_rank is not None
+            else 0.0
+        )
+        assert b.final == pytest.approx(0.5 * lex + 0.5 * near)
+        assert n.score == pytest.approx(b.final)
+    assert [n.score for n in ctx.nodes] == sorted((n.score for n in ctx.nodes), reverse=True)
