@@ -92,3 +92,27 @@ def test_the_local_backend_needs_no_torch(tmp_path: Path):
     project = tomllib.loads((FIXTURE.parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
     local = " ".join(project["project"]["optional-dependencies"]["local"]).lower()
     assert "torch" not in local and "sentence-transformers" not in local
+
+
+def test_the_blocked_elementwise_passes_compute_exactly_the_whole_array_passes(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """GELU and softmax run over cache-sized blocks on every core: bit for bit what one
+    pass over the whole array gives, and so are the vectors of a batch."""
+    import numpy as np
+
+    from codecite.dense import minilm
+
+    rng = np.random.default_rng(3)
+    wide = rng.standard_normal((700, 1536)).astype(np.float32) * 3
+    scores = rng.standard_normal((4, 12, 33, 33)).astype(np.float32) * 5
+    monkeypatch.setattr(minilm, "BLOCK_BYTES", 4096)  # many blocks, several per thread
+    assert np.array_equal(minilm._in_blocks(minilm._gelu, wide.copy()), minilm._gelu(wide.copy()))
+    blocked = minilm._in_blocks(minilm._softmax, scores.copy())
+    assert blocked.shape == scores.shape
+    assert np.array_equal(blocked, minilm._softmax(scores.copy()))
+    model = minilm.MiniLM(minilm.model_folder())
+    texts = ["correct the static shift of a survey line", "phase tensor skew", "x" * 300]
+    small = model.encode(texts)
+    monkeypatch.setattr(minilm, "BLOCK_BYTES", 1 << 30)  # one block: the plain passes
+    assert np.array_equal(small, model.encode(texts))
