@@ -35,6 +35,7 @@ def explain_text(ctx: RetrievedContext) -> str:
             if ctx.page_lead
             else []
         ),
+        *([f"fusion:          {ctx.fusion}"] if ctx.fusion else []),
         *(
             [f"rewrites:        {' | '.join(ctx.rewrites)} (fused with the query, RRF)"]
             if ctx.rewrites

@@ -243,12 +243,16 @@ class HybridRetriever(BaseRetriever):
         dense_ids = [node_id for node_id, _ in ranked]
         cosine = dict(hits.ranked)
         if self.fusion == "convex":
-            trust = LEXICAL_TRUST_CODE if writes_identifiers(lex.query) else LEXICAL_TRUST
+            code = writes_identifiers(lex.query)
+            trust = LEXICAL_TRUST_CODE if code else LEXICAL_TRUST
             lexical = [(n.node.node_id, float(n.score or 0.0)) for n in lex.nodes]
             dense_ranked = [(i, cosine[i]) for i in dense_ids]
             ranking = convex_fusion(lexical, dense_ranked, trust, depth=depth)
+            why = "the query writes identifiers" if code else "a question in words"
+            how = f"convex: {trust:g} x s/s_max + {1 - trust:g} x cosine closeness ({why})"
         else:
             ranking = reciprocal_rank_fusion([lex_ids, dense_ids], depth, self.rrf_k)
+            how = f"rrf: 1/({self.rrf_k} + lexical rank) + 1/({self.rrf_k} + dense rank)"
         fused = {f.node_id: f for f in ranking}
         if gated:
             chosen = [fused[i] for i in lex_ids[:k]]
@@ -258,6 +262,7 @@ class HybridRetriever(BaseRetriever):
             scores = {f.node_id: f.score for f in chosen}
         out = _context_like(lex, mode="hybrid")
         out.top_cosine = hits.best
+        out.fusion = "none: the query names a known symbol, lexical ranking kept" if gated else how
         for f in chosen:
             out.nodes.append(Hit(self.lexical.nodes[self._rows[f.node_id]], scores[f.node_id]))
             out.breakdown[f.node_id] = _breakdown(

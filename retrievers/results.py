@@ -223,6 +223,7 @@ class RetrievedContext:
     reranked_by: list[str] = field(default_factory=list)  # node postprocessors applied
     rewrites: list[str] = field(default_factory=list)  # LLM rewrites fused with the query
     page_lead: str | None = None  # the doc page put first (retrievers.page_lead)
+    fusion: str | None = None  # hybrid: how the two rankings were fused, in words
 
     def node_with_scores(self) -> list[NodeWithScore]:
         """The ranked nodes as LlamaIndex ``NodeWithScore`` (for a LlamaIndex pipeline)."""
@@ -241,6 +242,7 @@ class RetrievedContext:
             "degraded": self.degraded,
             "mode": self.mode,
             "page_lead": self.page_lead,
+            "fusion": self.fusion,
             "results": [
                 {
                     **node_row(i, nws),

@@ -16,6 +16,7 @@ import codecite
 from codecite.dense.retrieval import hybrid_retriever
 from codecite.dense.vectors import VECTOR_IDS, VECTORS, load_vectors
 from codecite.errors import EmbeddingModelMismatchError
+from codecite.retrievers.explain import explain_text
 from codecite.retrievers.hybrid import HybridRetriever
 
 
@@ -214,3 +215,18 @@ def test_the_default_fusion_is_convex_and_follows_its_formula(sample_repo: Path)
         assert b.final == pytest.approx(0.5 * lex + 0.5 * near)
         assert n.score == pytest.approx(b.final)
     assert [n.score for n in ctx.nodes] == sorted((n.score for n in ctx.nodes), reverse=True)
+
+
+def test_the_context_says_how_it_was_fused(embedded: Path):
+    index = codecite.load(embedded)
+    retriever = index.retriever(5, dense=True, embed_model=_bow(), symbol_gate=False)
+    words = retriever.retrieve_context("static shift correction of the survey")
+    code = retriever.retrieve_context("what does `estimate_ss_ama` return")
+    assert words.fusion.startswith("convex: 0.5 x s/s_max") and "in words" in words.fusion
+    assert code.fusion.startswith("convex: 0.75 x s/s_max") and "identifiers" in code.fusion
+    assert words.to_json()["fusion"] == words.fusion
+    assert f"fusion:          {words.fusion}" in explain_text(words)
+    gated = index.retriever(5, dense=True, embed_model=_bow()).retrieve_context(
+        "what does estimate_ss_ama return"
+    )
+    assert gated.fusion.startswith("none: the query names a known symbol")
