@@ -60,9 +60,7 @@ from .tokenizer import identifier_mentions, writes_identifiers
 
 logger = logging.getLogger(__name__)
 
-FUSION = DEFAULT_FUSION  # "convex" (fusion.convex_fusion) or "rrf" (reciprocal_rank_fusion)
-LEXICAL_TRUST = DEFAULT_LEXICAL_TRUST  # convex fusion: the lexical share for words
-LEXICAL_TRUST_CODE = DEFAULT_LEXICAL_TRUST_CODE  # ... for a query that writes identifiers
+FUSIONS = ("convex", "rrf")  # fusion.convex_fusion, fusion.reciprocal_rank_fusion
 MASK_CACHE_SIZE = 8  # filter masks kept per retriever (one per distinct filter)
 EMBED_REBUILD_FIX = "run `codecite build --embed` (same backend and model as the query side)"
 
@@ -152,7 +150,7 @@ class HybridRetriever(BaseRetriever):
         symbol_gate: bool = True,
         cosine_floor: float = DEFAULT_COSINE_FLOOR,
         rrf_k: int = DEFAULT_RRF_K,
-        fusion: str | None = None,
+        fusion: str = DEFAULT_FUSION,
         degraded: str | None = None,
         **kwargs: Any,
     ) -> None:
@@ -166,7 +164,9 @@ class HybridRetriever(BaseRetriever):
         self.symbol_gate = symbol_gate
         self.cosine_floor = cosine_floor
         self.rrf_k = rrf_k
-        self.fusion = fusion or FUSION
+        if fusion not in FUSIONS:
+            raise ValueError(f"fusion {fusion!r} is not one of {', '.join(FUSIONS)}")
+        self.fusion = fusion
         self._embed_query = embed_query or (
             embed_model.get_query_embedding if embed_model is not None else None
         )
@@ -244,7 +244,7 @@ class HybridRetriever(BaseRetriever):
         cosine = dict(hits.ranked)
         if self.fusion == "convex":
             code = writes_identifiers(lex.query)
-            trust = LEXICAL_TRUST_CODE if code else LEXICAL_TRUST
+            trust = DEFAULT_LEXICAL_TRUST_CODE if code else DEFAULT_LEXICAL_TRUST
             lexical = [(n.node.node_id, float(n.score or 0.0)) for n in lex.nodes]
             dense_ranked = [(i, cosine[i]) for i in dense_ids]
             ranking = convex_fusion(lexical, dense_ranked, trust, depth=depth)

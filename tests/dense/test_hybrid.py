@@ -230,3 +230,9 @@ def test_the_context_says_how_it_was_fused(embedded: Path):
         "what does estimate_ss_ama return"
     )
     assert gated.fusion.startswith("none: the query names a known symbol")
+
+
+def test_an_unknown_fusion_is_refused(embedded: Path):
+    lexical = codecite.load(embedded).retriever(5)
+    with pytest.raises(ValueError, match="fusion 'RRF' is not one of convex, rrf"):
+        HybridRetriever(lexical, fusion="RRF")
