@@ -142,6 +142,10 @@ HELD_OUT = {
     "radio_beam": "radio_beam-0.3.10-r31",
     "plumbum": "plumbum-2.0.2-r31",
     "deap": "deap-1.4.4-r31",
+    "coverage": "coverage-7.6.4-r32",
+    "gunicorn": "gunicorn-23.0.0-r32",
+    "hmmlearn": "hmmlearn-0.3.3-r32",
+    "stingray": "stingray-2.3.2-r32",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
