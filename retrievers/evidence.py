@@ -19,6 +19,16 @@ Two checks see what coverage cannot:
   capitalised word inside a sentence) that occurs nowhere in the corpus;
 - *vague*: fewer than two specific words remain once generic complaint
   words ("still", "doesn't work", "any ideas") are set aside.
+
+And one sees what the others cannot, *exact names*: a query that writes one of
+the corpus's own symbols exactly (``sqlparse.format``, ```split()```,
+``add_column``, ``Locale`` alone; ``NameTable.written_exactly``) or pastes a
+message its code raises (``retrievers.messages``) is about this corpus,
+however few of its words the top nodes share ("PatsyError: model is missing
+required outcome variables" is as in scope as a question gets). It overrules
+coverage, the score floor and vagueness; an unknown name only when the symbol
+is written as code or as a dotted path, or a message is pasted (a user's own
+values inside it, "'FF0000'", "Debian", are no other tool).
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ CALIBRATED_COVERAGE_FLOOR = 0.30  # beside the calibrated score floor
 SCORE_FACTOR = 0.40  # of the median best score of the probe questions: the score floor
 COMMON_ABSENT_SHARE = 0.5  # of the rarest token's idf, for a common word the corpus lacks
 COVERAGE_DEPTH = 3
+AS_CODE = ("path", "code")  # forms of an exact name that overrule an unknown name
 MIN_SPECIFIC_TOKENS = 2
 VAGUE_WORDS = frozenset(
     """
@@ -216,7 +227,8 @@ class Judgement:
 def judge(
     retriever: Any, ctx: RetrievedContext, calibration: dict[str, Any] | None = None
 ) -> Judgement:
-    """The four signals of answer-or-ask, in order (docs/answers.md).
+    """The four signals of answer-or-ask, in order, and the exact names that
+    overrule them (module docstring; docs/answers.md).
 
     ``calibration``: the manifest's entry (``codecite.indexer.calibration``); with
     a score floor in it, coverage needs ``CALIBRATED_COVERAGE_FLOOR`` and the best
@@ -225,20 +237,39 @@ def judge(
     score_floor = (calibration or {}).get("score_floor")
     cov_floor = DEFAULT_COVERAGE_FLOOR if score_floor is None else CALIBRATED_COVERAGE_FLOOR
     f: dict[str, Any] = {"coverage_floor": cov_floor}
+    written, f["pasted_message_of"] = exact_evidence(retriever, ctx.query)
+    f["exact_names"] = [symbol for _, symbol in written]
+    as_code = bool(f["pasted_message_of"]) or any(form in AS_CODE for form, _ in written)
     f["unknown_names"] = named_unknowns(ctx.query, retriever.bm25.vocab_dict)[:3]
-    if f["unknown_names"]:
+    if f["unknown_names"] and not as_code:
         return Judgement(False, "unknown_name", f)
+    exact = bool(written or f["pasted_message_of"])
     f["vague"] = is_vague(ctx.tokens)
-    if f["vague"]:
+    if f["vague"] and not exact:
         return Judgement(False, "vague", f)
     f["coverage"] = round(coverage(retriever, ctx), 4)
     if score_floor is not None:
         f["top_score"], f["score_floor"] = round(_lexical_top(retriever, ctx), 4), score_floor
+    if exact:
+        return Judgement(True, None, f)
     if f["coverage"] < cov_floor:
         return Judgement(False, "coverage", f)
     if score_floor is not None and f["top_score"] < score_floor:
         return Judgement(False, "score", f)
     return Judgement(True, None, f)
+
+
+def exact_evidence(retriever: Any, query: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """(the corpus symbols ``query`` writes exactly, as (form, symbol); the symbols
+    raising the message it pastes): the *exact names* of the module docstring.
+    Empty for a retriever without the index's name and message tables."""
+    arrays = getattr(retriever, "_arrays", None)
+    if arrays is None:
+        return [], []
+    written = arrays.names.written_exactly(query)
+    pasted = arrays.messages.match(query)
+    rows = [] if pasted is None else np.flatnonzero(pasted[0]).tolist()
+    return written, list(dict.fromkeys(str(arrays.symbols[i]) for i in rows))[:3]
 
 
 def _lexical_top(retriever: Any, ctx: RetrievedContext) -> float:

@@ -190,6 +190,55 @@ class NameTable:
                 context.update(owners)
         return list(dict.fromkeys(s for s in found if s not in context))
 
+    def written_exactly(self, query: str) -> list[tuple[str, str]]:
+        """The corpus's symbols ``query`` writes exactly, as (form, symbol), for the
+        answer-or-ask decision (``retrievers.evidence``), stricter than ``resolve``:
+
+        - ``"path"``: a dotted path naming a symbol, whose head is one of the
+          corpus's packages (``sqlparse.format``), or that is the end of the
+          symbol's own path or a public re-export (``Tag.select``, ``attrs.define``);
+          a path into another package (``astropy.units``, ``Node.js``) is not;
+        - ``"code"``: a name written as code (backticks, ``name(``) that is a
+          public definition's name, spelled as it is;
+        - ``"compound"``: a compound identifier (``add_column``, ``DataArray``) that
+          is a public definition's name, spelled as it is;
+        - ``"alone"``: the whole query is one capitalised or compound name
+          (``Locale``), not one plain word ("broken").
+
+        A capitalised word inside a sentence ("my Dataset") is not exact: it may be
+        an ordinary word, or another library's class of the same name.
+        """
+        dotted, words, code = written_names(query)
+        spans = " ".join(_CODE_SPAN.findall(query))
+        code = {w for w in code if f"{w}(" in query or w in spans}  # not "a call (in prose)"
+        found: list[tuple[str, str]] = []
+        for path in dotted:
+            written = path.replace("()", "")
+            parts = written.split(".")
+            symbol = self.symbol(written)
+            if symbol and (
+                parts[0] in self.packages
+                or symbol == written
+                or symbol.endswith("." + written)
+                or written in self.aliases
+            ):
+                found.append(("path", symbol))
+        alone = query.strip().strip("`").removesuffix("()")
+        for word in [*sorted(code), *words]:
+            form = (
+                "alone"
+                if word == alone and (word[0].isupper() or is_compound(word))
+                else "code"
+                if word in code
+                else "compound"
+                if is_compound(word)
+                else None
+            )
+            public = [s for s in self.by_leaf.get(word, []) if self.info[s] == (True, True)]
+            if form and public:
+                found.append((form, self._best(public)[0]))
+        return list(dict.fromkeys(found))
+
     def _member_of(self, owners: list[str], name: str) -> tuple[str | None, set[str]]:
         """The first of ``owners``' members called ``name``, and every owner it is a member of."""
         members = {o: self._member(o, name) for o in dict.fromkeys(owners)}

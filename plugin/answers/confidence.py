@@ -21,6 +21,9 @@ several signals (``codecite.retrievers.evidence``), each with its own floor:
    scores is probably about something else.
 
 The first signal that falls short is the reason the clarification gives.
+A question that writes one of the corpus's symbols exactly or pastes a message
+its code raises is answered whatever its coverage and score (*exact names*,
+``codecite.retrievers.evidence``).
 Measured on 45 suites and the vague sets: docs/answers.md.
 
 In hybrid mode (``dense=True``) a shortfall of coverage or score is overruled
@@ -144,6 +147,12 @@ def zero_config(
             f"({SCORE_FACTOR:.0%} of the median score of questions generated from it)"
         )
         return Confidence(False, top, low, "calibrated", why, f)
+    if f["pasted_message_of"]:
+        why = f"the question pastes a message raised by {', '.join(f['pasted_message_of'])}"
+        return Confidence(True, score, cov_floor, "calibrated", why, f)
+    if f["exact_names"]:
+        why = f"the question names {', '.join(f['exact_names'][:3])}, a symbol of this corpus"
+        return Confidence(True, score, cov_floor, "calibrated", why, f)
     why = f"the best evidence covers {score:.0%} of the query (>= {cov_floor:.0%})"
     if "score_floor" in f:
         why += f" and scores {f['top_score']:.2f} (>= {f['score_floor']:.2f})"

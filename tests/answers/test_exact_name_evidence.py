@@ -1,0 +1,181 @@
+"""Exact names in answer-or-ask: a question that writes one of the corpus's symbols
+exactly, or pastes a message its code raises, is about this corpus
+(``retrievers/evidence.py``, ``NameTable.written_exactly``)."""
+
+from __future__ import annotations
+
+import pytest
+
+import codecite
+from codecite.answers.confidence import assess
+from codecite.retrievers.names import NameTable
+
+SQL = '''
+"""Format and split SQL statements."""
+
+
+class Statement:
+    """One parsed statement: its tokens, its type and where it ends."""
+
+    def get_type(self):
+        """The statement's type, such as SELECT or INSERT."""
+
+
+class TokenList:
+    """A group of tokens that can be searched and walked."""
+
+
+def format_sql(sql, reindent=False, keyword_case=None):
+    """Reformat a statement, reindenting clauses and changing the case of keywords."""
+    if keyword_case not in (None, "upper", "lower"):
+        raise ValueError(f"Invalid value for keyword_case: {keyword_case!r}")
+    return sql
+
+
+def split(sql):
+    """Split a string holding several statements into one string per statement."""
+    return [sql]
+
+
+def parse(sql):
+    """Parse the text into statements made of grouped tokens."""
+
+
+def parsestream(stream):
+    """Parse statements read lazily from an open file, one at a time."""
+
+
+def strip_comments(sql):
+    """Remove line comments and block comments from the text of a query."""
+
+
+def quote_identifier(name):
+    """Wrap a table or column name in double quotes when it needs them."""
+
+
+def keyword_names():
+    """List every reserved word the lexer knows, in upper case."""
+
+
+def count_placeholders(sql):
+    """Count the parameter markers a prepared query expects to be bound."""
+
+
+def compact_whitespace(sql):
+    """Collapse runs of spaces and newlines between tokens into single spaces."""
+
+
+def guess_dialect(sql):
+    """Guess which database vendor's syntax a query was written for."""
+'''
+
+GUIDE = """# Formatting
+
+Reformat statements with the formatter: reindent clauses, change the case of
+keywords, strip comments and wrap long lines.
+
+# Splitting
+
+Split a script into its statements before running them one at a time.
+"""
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteIndex:
+    root = tmp_path_factory.mktemp("exact") / "repo"
+    (root / "src" / "sqltool").mkdir(parents=True)
+    (root / "src" / "sqltool" / "__init__.py").write_text(
+        "from .engine import Statement, TokenList, format_sql, split\n", encoding="utf-8"
+    )
+    (root / "src" / "sqltool" / "engine.py").write_text(SQL, encoding="utf-8")
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.md").write_text(GUIDE, encoding="utf-8")
+    codecite.build(root)
+    return codecite.load(root)
+
+
+def _decide(index: codecite.CodeciteIndex, question: str):  # type: ignore[no-untyped-def]
+    scorer = index.scorer(10)
+    calibration = index.manifest.get("calibration")
+    return assess(scorer, scorer.retrieve_context(question), calibration=calibration)
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        # each was refused before exact names: vague, under the score floor, an
+        # unknown name (the user's own setting), too little of it covered
+        ("Statement", "sqltool.engine.Statement"),
+        ("sqltool.split", "sqltool.engine.split"),
+        ("On Debian `format_sql()` returns the text unchanged", "sqltool.engine.format_sql"),
+        (
+            "does sqltool.split keep the trailing semicolons our nightly deploy pipeline feeds it",
+            "sqltool.engine.split",
+        ),
+        (
+            "why is Statement.get_type empty for the migration our nightly pipeline feeds it",
+            "sqltool.engine.Statement.get_type",
+        ),
+    ],
+)
+def test_a_question_writing_a_symbol_exactly_is_answered(
+    index: codecite.CodeciteIndex, question: str, named: str
+) -> None:
+    assert index.manifest["calibration"]["score_floor"] is not None  # the calibrated rule
+    conf = _decide(index, question)
+    assert conf.confident, conf.reason
+    assert named in conf.features["exact_names"]
+    assert named in conf.reason
+
+
+def test_a_pasted_message_is_answered_with_its_raiser(index: codecite.CodeciteIndex) -> None:
+    question = (  # too little of it covered, without the message
+        "I upgraded the nightly export job and it dies with "
+        "ValueError: Invalid value for keyword_case: 'Capitalize'"
+    )
+    conf = _decide(index, question)
+    assert conf.confident, conf.reason
+    assert conf.features["pasted_message_of"] == ["sqltool.engine.format_sql"]
+    assert "pastes a message raised by sqltool.engine.format_sql" in conf.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "why"),
+    [
+        # another package's path, with another tool's name: not this corpus's symbol
+        ("How do I format a query with sqlalchemy.sql.text in Django?", "unknown_name"),
+        # a capitalised word in a sentence may be anyone's class
+        ("How do I store each Statement in PostgreSQL?", "unknown_name"),
+        # a plain word alone is a complaint, not a name
+        ("split", "vague"),
+    ],
+)
+def test_words_that_only_look_like_its_names_decide_nothing(
+    index: codecite.CodeciteIndex, question: str, why: str
+) -> None:
+    conf = _decide(index, question)
+    assert not conf.confident
+    assert conf.features["fell_short"] == why
+    assert conf.features["exact_names"] == []
+
+
+def test_written_exactly_reads_paths_code_compounds_and_a_lone_name() -> None:
+    table = NameTable(
+        ["pkg.core.Tool", "pkg.core.Tool.run_all", "pkg.core.helper", "pkg.core._hidden", None],
+        ["class", "method", "function", "function", None],
+        [True, True, True, False, False],
+        {"pkg.Tool": "pkg.core.Tool"},
+    )
+    assert table.written_exactly("pkg.Tool") == [("path", "pkg.core.Tool")]  # a re-export
+    assert table.written_exactly("what does Tool.run_all return") == [
+        ("path", "pkg.core.Tool.run_all")
+    ]
+    assert table.written_exactly("use other.Tool here") == []  # another package's Tool
+    assert table.written_exactly("call `helper()` twice") == [("code", "pkg.core.helper")]
+    assert table.written_exactly("call helper() twice") == [("code", "pkg.core.helper")]
+    assert table.written_exactly("a helper (in prose) here") == []  # not a call
+    assert table.written_exactly("then run_all finishes") == [("compound", "pkg.core.Tool.run_all")]
+    assert table.written_exactly("Tool") == [("alone", "pkg.core.Tool")]
+    assert table.written_exactly("helper") == []  # one plain word
+    assert table.written_exactly("my Tool object") == []  # a capitalised word in a sentence
+    assert table.written_exactly("`_hidden()`") == []  # private
