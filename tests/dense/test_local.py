@@ -111,7 +111,7 @@ def test_the_blocked_elementwise_passes_compute_exactly_the_whole_array_passes(
     blocked = minilm._in_blocks(minilm._softmax, scores.copy())
     assert blocked.shape == scores.shape
     assert np.array_equal(blocked, minilm._softmax(scores.copy()))
-    model = minilm.MiniLM(minilm.model_folder())
+    model = minilm.MiniLM(minilm.model_folder(), runtime="numpy")  # the blocked passes
     texts = ["correct the static shift of a survey line", "phase tensor skew", "x" * 300]
     small = model.encode(texts)
     monkeypatch.setattr(minilm, "BLOCK_BYTES", 1 << 30)  # one block: the plain passes

@@ -1,4 +1,5 @@
-"""The numpy MiniLM (``codecite.dense.minilm``) against sentence-transformers on torch.
+"""The local MiniLM (``codecite.dense.minilm``, numpy and onnxruntime) against
+sentence-transformers on torch.
 
 Runs where sentence-transformers is installed (it is not a dependency; CI has no
 torch): every text of a fixed sample must embed to a vector with cosine >= 0.999
@@ -27,13 +28,19 @@ SAMPLE = [
 ]
 
 
-def test_numpy_minilm_matches_sentence_transformers() -> None:
+@pytest.mark.parametrize("runtime", ["numpy", "onnx"])
+def test_local_minilm_matches_sentence_transformers(runtime: str) -> None:
     from sentence_transformers import SentenceTransformer
+
+    from codecite.dense import onnx_encoder
+
+    if runtime == "onnx" and not onnx_encoder.available():
+        pytest.skip("needs onnxruntime")
 
     folder = model_folder()
     torch_vectors = SentenceTransformer(str(folder), device="cpu").encode(
         SAMPLE, normalize_embeddings=True, convert_to_numpy=True
     )
-    ours = MiniLM(folder).encode(SAMPLE)
+    ours = MiniLM(folder, runtime=runtime).encode(SAMPLE)
     cosines = np.sum(ours * torch_vectors, axis=1)
     assert cosines.min() >= 0.999, dict(zip(SAMPLE, cosines.round(6), strict=True))
