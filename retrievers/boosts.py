@@ -173,6 +173,23 @@ class LeafIndex:
             out[self.positions(name)] = True
         return out
 
+    def at(self, rows: np.ndarray | None) -> LeafIndex:
+        """This index read at ``rows`` only (node rows; None: every node): its ``mask``
+        has one value per row."""
+        return self if rows is None else _LeafIndexAt(self, rows)
+
+
+class _LeafIndexAt(LeafIndex):
+    """A ``LeafIndex`` read at some nodes only (``LeafIndex.at``)."""
+
+    def __init__(self, index: LeafIndex, rows: np.ndarray) -> None:
+        self.__dict__.update(index.__dict__)
+        self.shape = (rows.size,)
+        self._at = rows
+
+    def mask(self, mentions: Mentions) -> np.ndarray:
+        return super().mask(mentions)[self._at]
+
 
 class _CompoundLeaves(Container[str]):
     """The lower-cased leaf names some symbol spells as a compound name, asked per name."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -164,13 +165,36 @@ def load_bm25_folder(folder: Path) -> bm25s.BM25:
     return bm25s.BM25.load(str(folder), load_corpus=False, allow_pickle=False, show_progress=False)
 
 
-def bm25_scores(bm25: bm25s.BM25, tokens: list[str]) -> np.ndarray:
-    """BM25 of every node for ``tokens`` (zeros when no token is in the vocabulary)."""
-    num_docs = int(bm25.scores["num_docs"])
+def bm25_scores(bm25: bm25s.BM25, tokens: list[str], rows: np.ndarray | None = None) -> np.ndarray:
+    """BM25 of every node for ``tokens`` (zeros when no token is in the vocabulary).
+
+    ``rows``: of these nodes only (ascending, holding every node that contains one
+    of ``tokens``). The sums are bm25s' own, term after term in the query's order
+    at the precision of the index (``get_scores_from_ids``), so each node's score
+    has the same bits either way.
+    """
     ids = [bm25.vocab_dict[t] for t in tokens if t in bm25.vocab_dict and t != ""]
-    if not ids:
-        return np.zeros(num_docs, dtype=np.float32)
-    return np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
+    if rows is None:
+        if not ids:
+            return np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
+        return np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
+    if getattr(bm25, "nonoccurrence_array", None) is not None:  # BM25L/BM25+: every node
+        return bm25_scores(bm25, tokens)[rows]
+    out = np.zeros(rows.size, dtype=np.dtype(getattr(bm25, "dtype", np.float32)))
+    s = bm25.scores
+    for tid in ids:  # a term's nodes are distinct: one gather and one scatter per term
+        start, end = int(s["indptr"][tid]), int(s["indptr"][tid + 1])
+        at = np.searchsorted(rows, s["indices"][start:end])
+        out[at] += s["data"][start:end]
+    return out.astype(np.float32, copy=False)
+
+
+def postings(bm25: bm25s.BM25, terms: Iterable[str]) -> list[np.ndarray]:
+    """The nodes that contain each of ``terms`` (those in the vocabulary): where
+    ``bm25_scores`` of them is above 0."""
+    s, vocab = bm25.scores, bm25.vocab_dict
+    ids = [vocab[t] for t in terms if t and t in vocab]
+    return [s["indices"][int(s["indptr"][i]) : int(s["indptr"][i + 1])] for i in ids]
 
 
 def term_postings(bm25: bm25s.BM25, term: str) -> tuple[np.ndarray, np.ndarray] | None:

@@ -45,7 +45,8 @@ def lead_candidate(
 
     ``variants`` is ``BM25(c, v(q))`` of every node, ``pages`` the rows of the doc
     pages, ``mask`` the rows a filter lets rank (None: all), ``factors`` the
-    composed factors of every node.
+    composed factors of every node. Every vector may hold the scorer's candidate
+    nodes only, all other nodes scoring 0: ``p*`` is then an index into them.
     """
     rows = pages[variants[pages] > 0]
     if mask is not None:
@@ -63,8 +64,11 @@ def lead_candidate(
 
 def with_lead(final: np.ndarray, parts: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
     """``final`` and the score parts with the lead page's own row as it was scored to lead,
-    so that its explained terms compose to its score (copies: the inputs are kept)."""
-    row, score, variants, lexical = parts["lead"]
+    so that its explained terms compose to its score (copies: the inputs are kept).
+    ``parts["rows"]``: the node of each score, ascending (None: every node)."""
+    lead, score, variants, lexical = parts["lead"]
+    rows = parts.get("rows")
+    row = lead if rows is None else int(np.searchsorted(rows, lead))
     parts = {**parts, **{key: parts[key].copy() for key in ("v", "lexical", "composed")}}
     parts["v"][row], parts["lexical"][row], parts["composed"][row] = variants, lexical, score
     final = final.copy()

@@ -118,20 +118,27 @@ class PageEvidence:
             lambda: bm25_from_arrays(page_arrays(*counts(), *pages(), k1=k1, b=b)),
         )
 
-    def bonus(self, tokens: list[str], lexical: np.ndarray) -> np.ndarray:
-        """``P(f(c))`` for the best-matching node of each file (by ``lexical``), else 0."""
+    def bonus(
+        self, tokens: list[str], lexical: np.ndarray, rows: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``P(f(c))`` for the best-matching node of each file (by ``lexical``), else 0.
+
+        ``rows``: the node of each ``lexical`` score, ascending (None: every node),
+        holding every node whose score is above 0.
+        """
         out = np.zeros(len(lexical), dtype=np.float32)
         hit = np.flatnonzero(lexical > 0)
         if not hit.size:
             return out
-        scores = bm25_scores(self.bm25, tokens)
-        pages = self.pages[hit]
+        scores = bm25_scores(self.bm25, tokens)  # of every page: a page has many nodes
+        of_row = self.pages if rows is None else self.pages[rows]
+        pages = of_row[hit]
         # the first node of the highest lexical score on each page
         order = np.lexsort((hit, -lexical[hit], pages))
         first = np.ones(len(order), dtype=bool)
         first[1:] = pages[order][1:] != pages[order][:-1]
         best = hit[order][first]
-        out[best] = scores[self.pages[best]]
+        out[best] = scores[of_row[best]]
         return out
 
 

@@ -18,11 +18,17 @@ alias's whole final score, after the section edges (a section naming
 
 and at an equal score the target ranks first (``rank_order``'s ``last``): the
 definition is what a reader of ``attr.ib`` needs.
+
+A query's scores may be given at some nodes only (``rows``: the candidates of
+``LexicalScorer``, ascending), every other node scoring 0: only a node with a
+positive score lends, so the edges that matter are those leaving the rows
+(``reach`` adds their receivers to the candidates first).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 
@@ -48,8 +54,8 @@ class DocPropagation:
         alias = (
             code[self.sections] if code is not None else np.zeros(self.sections.size, dtype=bool)
         )
-        self._doc = _Edges(self.sections[~alias], self.symbols[~alias])
-        self._alias = _Edges(self.sections[alias], self.symbols[alias])
+        self._doc = _Edges(self.sections[~alias], self.symbols[~alias], size)
+        self._alias = _Edges(self.sections[alias], self.symbols[alias], size)
         self.is_alias = np.zeros(size, dtype=bool)
         self.is_alias[self._alias.lenders] = True
 
@@ -60,26 +66,41 @@ class DocPropagation:
         """Per node, how many sections or aliases point at it: how much the docs say of it."""
         return np.bincount(self.symbols, minlength=self.size)
 
+    def reach(self, rows: np.ndarray) -> list[np.ndarray]:
+        """The nodes ``rows`` can lend to: the symbols their sections name, then the
+        targets of the aliases among ``rows`` and those symbols (repeats allowed)."""
+        named = self._doc.receivers[self._doc.lent_by(rows)]
+        renamed = self._alias.receivers[self._alias.lent_by(np.concatenate((rows, named)))]
+        return [named, renamed]
+
     def apply(
         self,
         scores: np.ndarray,
         share: float,
         mask: np.ndarray | None = None,
         factor: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """New scores and, per node, the node it took its score from (-1: own).
+        """New scores and, per score, the score it took its own from (-1: own).
 
         ``factor`` (per node, e.g. user feedback) scales what a symbol receives, so
-        a demoted symbol stays demoted whatever section names it.
+        a demoted symbol stays demoted whatever section names it. ``rows``: the
+        node of each score, ascending, holding every receiver of the positive
+        ones (``reach``); None: score i is node i's. ``mask`` and ``factor`` hold
+        a value per node either way.
         """
-        sources = np.full(self.size, -1, dtype=np.int64)
+        sources = np.full(scores.size, -1, dtype=np.int64)
         if share <= 0:
             return scores, sources
-        out = self._lend(scores, sources, self._doc, share, mask, factor)
-        return self._lend(out, sources, self._alias, ALIAS_SHARE, mask, factor), sources
+        out = self._lend(scores, sources, self._doc, share, mask, factor, rows)
+        return self._lend(out, sources, self._alias, ALIAS_SHARE, mask, factor, rows), sources
 
     def after_ties(
-        self, final: np.ndarray, sources: np.ndarray, module_doc: np.ndarray
+        self,
+        final: np.ndarray,
+        sources: np.ndarray,
+        module_doc: np.ndarray,
+        rows: np.ndarray | None = None,
     ) -> np.ndarray:
         """Per node, does it rank after the nodes of an equal score (``rank_order``'s ``last``)?
 
@@ -88,14 +109,17 @@ class DocPropagation:
         code is the answer (pyCSAMT's "run phase tensor and dimensionality analysis":
         ``PhaseAnalysisAgent`` first, its module's docstring second, not the reverse).
         A doc page keeps its place before the symbols it names: a docs question asks
-        for the page.
+        for the page. ``final`` and ``sources`` as ``apply`` made them (at ``rows``,
+        if given); ``module_doc`` per node.
         """
         took = np.flatnonzero(sources >= 0)
         lenders = sources[took]
-        tied = lenders[(final[took] == final[lenders]) & module_doc[lenders]]
+        lender_rows = lenders if rows is None else rows[lenders]
+        tied = lenders[(final[took] == final[lenders]) & module_doc[lender_rows]]
+        alias = self.is_alias if rows is None else self.is_alias[rows]
         if tied.size == 0:
-            return self.is_alias
-        out = self.is_alias.copy()
+            return alias
+        out = alias.copy()
         out[tied] = True
         return out
 
@@ -107,43 +131,76 @@ class DocPropagation:
         share: float,
         mask: np.ndarray | None,
         factor: np.ndarray | None,
+        rows: np.ndarray | None,
     ) -> np.ndarray:
         """``max(score, best lent score)`` along the edges (``boosts``); ``sources`` updated.
 
         Only lenders with a positive score can lend (``lent_score`` of 0 is 0, and
         no score is negative), so the rule runs on those edges and their receivers
         alone: a query's matching sections, not every edge or node of the index.
+        With ``rows``, those edges are found from the lenders (``_Edges.lent_by``),
+        in the order the scan of every edge finds them, so the maxima and the
+        sources are the same.
         """
         out = scores.astype(boosts.SCORE_DTYPE)  # a copy: the receivers that gain change
-        live = np.flatnonzero(scores[edges.lenders] > 0)
+        if rows is None:
+            live = np.flatnonzero(scores[edges.lenders] > 0)
+        else:
+            live = np.sort(edges.lent_by(rows[scores > 0]))
         if live.size == 0:
             return out
-        lenders, receivers = edges.lenders[live], edges.receivers[live]
+        lenders, receivers = edges.lenders[live], edges.receivers[live]  # nodes
+        lent, took = (  # the same, as indexes into ``scores``
+            (lenders, receivers)
+            if rows is None
+            else (np.searchsorted(rows, lenders), np.searchsorted(rows, receivers))
+        )
         contrib = boosts.lent_score(
-            scores[lenders], share, factor[receivers] if factor is not None else boosts.NEUTRAL
+            scores[lent], share, factor[receivers] if factor is not None else boosts.NEUTRAL
         )
         # live edges stay grouped by receiver, in their order: one max per group
         opens = np.concatenate(([True], receivers[1:] != receivers[:-1]))
         starts = np.flatnonzero(opens)
-        taking = receivers[starts]  # each receiver once, and the best it is lent
+        taking = took[starts]  # each receiver once, and the best it is lent
         best = np.maximum.reduceat(contrib, starts).astype(boosts.SCORE_DTYPE)
         if mask is not None:
-            best = np.where(mask[taking], best, 0.0).astype(boosts.SCORE_DTYPE)
+            best = np.where(mask[receivers[starts]], best, 0.0).astype(boosts.SCORE_DTYPE)
         own = out[taking]
         out[taking] = boosts.propagated_score(own, best)
         improved = best > own  # where propagated_score took the lent score
         per_edge = np.cumsum(opens) - 1  # each edge's receiver, as an index into ``taking``
         winners = np.flatnonzero(improved[per_edge] & (contrib == best[per_edge]))
         if winners.size:  # a receiver's first winning edge (edges keep their order per receiver)
-            won = receivers[winners]  # sorted: the first of each run is its first winner
+            won = took[winners]  # sorted: the first of each run is its first winner
             first = np.concatenate(([True], won[1:] != won[:-1]))
-            sources[won[first]] = lenders[winners[first]]
+            sources[won[first]] = lent[winners[first]]
         return out
 
 
 class _Edges:
     """Edges grouped by receiver (in their order within a group), for one max per receiver."""
 
-    def __init__(self, lenders: np.ndarray, receivers: np.ndarray) -> None:
+    def __init__(self, lenders: np.ndarray, receivers: np.ndarray, size: int) -> None:
         order = np.argsort(receivers, kind="stable")
         self.lenders, self.receivers = lenders[order], receivers[order]
+        self.size = size
+
+    @cached_property
+    def _by_lender(self) -> tuple[np.ndarray, np.ndarray]:
+        """The edges' positions grouped by lender, and where each node's group starts."""
+        starts = np.zeros(self.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.lenders, minlength=self.size), out=starts[1:])
+        return np.argsort(self.lenders, kind="stable"), starts
+
+    def lent_by(self, rows: np.ndarray) -> np.ndarray:
+        """The positions of the edges leaving ``rows`` (distinct rows: distinct positions),
+        unordered: one gather per lender's group, no pass over every edge."""
+        order, starts = self._by_lender
+        first = starts[rows]
+        count = starts[rows + 1] - first
+        total = int(count.sum())
+        if total == 0:
+            return np.zeros(0, dtype=np.int64)
+        # the positions first[i] .. first[i] + count[i] - 1 of every group, one after another
+        shift = np.repeat(first - (np.cumsum(count) - count), count)
+        return order[shift + np.arange(total)]

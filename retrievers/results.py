@@ -134,13 +134,23 @@ def hit_terms(
     order: Any, parts: dict[str, Any], final: np.ndarray, arrays: Any
 ) -> dict[str, np.ndarray]:
     """Every term of the ranked rows ``order``, gathered once: a context keeps these k
-    numbers per term, not the scorer's per-node vectors, until it is explained."""
+    numbers per term, not the scorer's per-node vectors, until it is explained.
+
+    ``parts["rows"]`` is the node of each entry of the score vectors and ``final``,
+    ascending (the scorer's candidates; None: every node, in order).
+    """
     rows = np.asarray(order, dtype=np.intp)
-    terms = {field: np.asarray(parts[key])[rows] for field, key in _PART_TERMS.items()}
+    scored = parts.get("rows")
+    at = rows if scored is None else np.searchsorted(scored, rows)
+    terms = {field: np.asarray(parts[key])[at] for field, key in _PART_TERMS.items()}
     terms.update({field: getattr(arrays, field)[rows] for field in _INDEX_TERMS})
-    terms["final"] = final[rows]
+    terms["final"] = final[at]
     sources = parts["sources"]
-    terms["sources"] = sources[rows] if sources is not None else np.full(rows.size, -1)
+    if sources is None:
+        terms["sources"] = np.full(rows.size, -1)
+    else:  # the lender's node
+        lent = sources[at]
+        terms["sources"] = lent if scored is None else np.where(lent >= 0, scored[lent], -1)
     return terms
 
 

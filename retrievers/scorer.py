@@ -1,11 +1,14 @@
 """The boosted lexical scorer: BM25 over identifier-aware tokens, composed boosts.
 
-Plain Python and numpy over ``bm25s``: it scores every node for the query and for
-its expansion, applies metadata filters before ranking, composes the factors of
-``boosts`` vectorised over all nodes, and returns a ``RetrievedContext`` of plain
-hits whose score is ``s(c)``. It imports nothing of LlamaIndex, so a ``codecite
-query`` process does not pay for it; ``bm25.CodeciteRetriever`` is the same scorer
-as a LlamaIndex retriever.
+Plain Python and numpy over ``bm25s``: it scores the query, its expansion and its
+word-form variants, applies metadata filters before ranking, composes the factors
+of ``boosts`` vectorised, and returns a ``RetrievedContext`` of plain hits whose
+score is ``s(c)``. A retrieval does that work at the query's candidates only (the
+nodes holding one of its terms, and those doc propagation can lend to): no factor
+lifts a node with ``L(c) = 0``, so every other node scores 0, and the candidates'
+vectors are the whole-corpus vectors (``score_all``) at those nodes, bit for bit.
+It imports nothing of LlamaIndex, so a ``codecite query`` process does not pay for
+it; ``bm25.CodeciteRetriever`` is the same scorer as a LlamaIndex retriever.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from codecite.node_parsers.schema import node_label
 
 from . import boosts
 from .expansion import configured_expansion, infer_workflow
-from .lexical import bm25_scores
+from .lexical import bm25_scores, postings
 from .node_arrays import NodeArrays, typed
 from .page_lead import TOP, lead_candidate, led, with_lead
 from .pages import PageEvidence
@@ -92,6 +95,9 @@ class LexicalScorer:
         self.pages = pages
         self.similarity_top_k = max(1, min(int(similarity_top_k), MAX_TOP_K))
         self._mask = self._filter_mask()
+        # a retrieval scores the query's candidates only; False scores every node, as
+        # ``score_all`` does (the reference the equivalence tests compare with)
+        self._candidates_only = True
 
     # -- filters (applied before ranking) -------------------------------------------------
     def _filter_mask(self) -> np.ndarray | None:
@@ -167,66 +173,96 @@ class LexicalScorer:
         if ``name_boost`` were 1; ``pages=False`` without page evidence, as if
         ``page_weight`` were 0 (the confidence rule uses all three).
         """
+        return self._score(query, variants, names, pages, candidates=False)
+
+    def candidates(
+        self, tokens: list[str], expansion: list[str], forms: list[tuple[str, ...]]
+    ) -> np.ndarray:
+        """The nodes that can score for a query, ascending: those holding one of its
+        tokens, expansion tokens or variants (``L(c) > 0`` nowhere else, and no factor
+        lifts a 0: ``boosts``), and the nodes doc propagation can lend to from them."""
+        found = postings(self.bm25, [*tokens, *expansion, *(t for group in forms for t in group)])
+        if getattr(self.bm25, "nonoccurrence_array", None) is not None:  # BM25L/BM25+
+            return np.arange(len(self.nodes))  # every node scores
+        if self.propagation is not None and self.settings.doc_propagation and found:
+            found += self.propagation.reach(np.concatenate(found))
+        hit = np.zeros(len(self.nodes), dtype=bool)  # a byte a node: marked, then listed
+        for nodes in found:
+            hit[nodes] = True
+        return np.flatnonzero(hit)
+
+    def _score(
+        self, query: str, variants: bool, names: bool, pages: bool, candidates: bool
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """``score_all`` at every node, or (``candidates``) at the query's candidates
+        only: ``parts["rows"]`` says which nodes the vectors hold (None: every node)."""
         tokens, expansion, source, workflow = self.read_query(query)
-        s = self.settings
-        q = bm25_scores(self.bm25, tokens)
-        e = bm25_scores(self.bm25, expansion)
+        s, a = self.settings, self._arrays
         forms = self.query_variants(tokens, expansion) if variants else []
+        rows = self.candidates(tokens, expansion, forms) if candidates else None
+        at = partial(_at, rows=rows)  # a per-node vector at the rows scored
+        mask = at(self._mask) if self._mask is not None else None
+        q = bm25_scores(self.bm25, tokens, rows)
+        e = bm25_scores(self.bm25, expansion, rows)
         # variants reach toward the code's forms of a word: only code nodes take them
-        v_all = variant_scores(self.bm25, forms)
-        v = np.where(self._arrays.code, v_all, 0.0).astype(boosts.SCORE_DTYPE)
+        v_all = variant_scores(self.bm25, forms, rows)
+        v = np.where(at(a.code), v_all, 0.0).astype(boosts.SCORE_DTYPE)
         lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
-        if self._mask is not None:
-            lexical = np.where(self._mask, lexical, 0.0)
+        if mask is not None:
+            lexical = np.where(mask, lexical, 0.0)
         own_words = boosts.own_words_score(lexical, v, s.variant_weight)
         page = np.zeros(len(lexical), dtype=boosts.SCORE_DTYPE)
         if pages and self.page_weight > 0 and self.pages is not None:
-            page = self.pages.bonus(tokens, lexical).astype(boosts.SCORE_DTYPE)
+            page = self.pages.bonus(tokens, lexical, rows).astype(boosts.SCORE_DTYPE)
             lexical = (lexical + self.page_weight * page).astype(boosts.SCORE_DTYPE)
-        a = self._arrays
-        wf = typed("workflow", boosts.workflow_factor(a.workflows, workflow, s.workflow_boost))
+        wf = typed("workflow", boosts.workflow_factor(at(a.workflows), workflow, s.workflow_boost))
         mentions = identifier_mentions(query)
-        sym = typed("symbol", boosts.symbol_factor(a.leaf_index, mentions, s.symbol_boost))
+        sym = typed("symbol", boosts.symbol_factor(a.leaf_index.at(rows), mentions, s.symbol_boost))
         nb = s.name_boost if names else boosts.NEUTRAL
         named = a.names.mask(query) if nb > boosts.NEUTRAL else None
         quoted = a.messages.match(query) if named is not None and s.message_evidence else None
         if quoted is not None:  # the code raising a pasted message (retrievers.messages)
             raisers, rest = quoted
             named = a.names.mask(rest) | raisers | self._raisers_owners(query[len(rest) :], raisers)
-        if named is not None and not named.any():
-            named = None  # nothing named: b_name is 1 everywhere
-        by_name = {
-            "priority": a.priority,
-            "workflow": wf,
-            "recipe": a.recipe,
-            "symbol": sym,
-            "feedback": a.feedback,
-            "zero_config": a.zero_config,
-        }
+        named = at(named) if named is not None and named.any() else None  # None: b_name is 1
         # b_name multiplies last, so the product of the others is s(c) without it: what the
         # confidence proxy composes, with the user's own words (v(q) widens the search, not
         # the claim; naming a symbol says which node is meant, not that it is in scope)
         if workflow is None and not (sym != boosts.NEUTRAL).any():
-            unnamed = a.unboosted  # the same product, made once
+            unnamed = at(a.unboosted)  # the same product, made once
         else:
-            unnamed = boosts.factor_product(*(by_name[f] for f in boosts.FACTORS[:-1]))
+            by_name = {"workflow": wf, "symbol": sym}  # the others are the index's own
+            unnamed = boosts.factor_product(
+                *(by_name[f] if f in by_name else at(getattr(a, f)) for f in boosts.FACTORS[:-1])
+            )
         top = float(boosts.compose(own_words, unnamed).max(initial=0.0))
-        name = a.neutral if named is None else typed("name", boosts.name_factor(named, nb))
+        name = at(a.neutral) if named is None else typed("name", boosts.name_factor(named, nb))
         # nothing named: b_name is 1 everywhere, and x * 1 is x exactly (one product fewer)
         composed, final, sources = self._compose(
-            lexical, unnamed if named is None else unnamed * name
+            lexical, unnamed if named is None else unnamed * name, rows
         )
         if named is not None:  # the named definition first (boosts.name_lift)
             lift = boosts.name_lift(final, composed, named)
             if lift > boosts.NEUTRAL:
                 name = typed("name", boosts.name_factor(named, nb, lift))
-                composed, final, sources = self._compose(lexical, unnamed * name)
+                composed, final, sources = self._compose(lexical, unnamed * name, rows)
         lead = (  # the best doc page first (page_lead), when nothing is named
-            lead_candidate(lexical, v_all, a.pages, self._mask, s.variant_weight, unnamed, final)
+            lead_candidate(
+                lexical,
+                v_all,
+                a.pages if rows is None else np.flatnonzero(a.page[rows]),
+                mask,
+                s.variant_weight,
+                unnamed,
+                final,
+            )
             if s.page_lead and named is None and forms
             else None
         )
+        if lead is not None and rows is not None:  # the lead's node, not its candidate index
+            lead = (int(rows[lead[0]]), *lead[1:])
         parts = {
+            "rows": rows,
             "lead": lead,
             "tokens": tokens,
             "expansion": expansion,
@@ -249,14 +285,18 @@ class LexicalScorer:
         return final, parts
 
     def _compose(
-        self, lexical: np.ndarray, factors: np.ndarray
+        self, lexical: np.ndarray, factors: np.ndarray, rows: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """``s(c)``, the final score after doc propagation, and who lent each final score."""
         composed = boosts.compose(lexical, factors).astype(boosts.SCORE_DTYPE)
         if self.propagation is None or not self.settings.doc_propagation:
             return composed, composed, None
         final, sources = self.propagation.apply(
-            composed, self.settings.propagation_share, self._mask, factor=self._arrays.feedback
+            composed,
+            self.settings.propagation_share,
+            self._mask,
+            factor=self._arrays.feedback,
+            rows=rows,
         )
         return composed, final, sources
 
@@ -274,9 +314,10 @@ class LexicalScorer:
         query_str = str(getattr(query, "query_str", query))  # a str or a QueryBundle
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
-        final, parts = self.score_all(query_str, variants, names, pages)
+        final, parts = self._score(query_str, variants, names, pages, self._candidates_only)
+        rows = parts["rows"]
         after = (  # who ranks after an equal score (DocPropagation.after_ties)
-            self.propagation.after_ties(final, parts["sources"], self._arrays.module_doc)
+            self.propagation.after_ties(final, parts["sources"], self._arrays.module_doc, rows)
             if self.propagation is not None and parts["sources"] is not None
             else None
         )
@@ -287,6 +328,7 @@ class LexicalScorer:
             self._arrays.doc_files,
             tiebreak=parts["composed"],
             last=after,
+            rows=rows,
         )
         first = led(order, parts["lead"][0], self._arrays.page) if lead and parts["lead"] else None
         if first is not None:  # it ranks first on s_lead, and is explained as scored
@@ -312,7 +354,7 @@ class LexicalScorer:
         terms = hit_terms(order, parts, final, self._arrays)  # O(k): the context keeps no vector
         for j, i in enumerate(order):
             node = self.nodes[int(i)]
-            ctx.nodes.append(Hit(node, float(final[i])))
+            ctx.nodes.append(Hit(node, float(terms["final"][j])))
             explained.defer(node.node_id, partial(self._breakdown, j, terms))
         return ctx
 
@@ -327,13 +369,16 @@ def rank_order(
     doc_files: Sequence[str | None],
     tiebreak: np.ndarray | None = None,
     last: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
 ) -> list[int]:
     """Indexes of the top ``k`` positive scores. Ties go to nodes not marked ``last``
     (an alias ranks after the symbol it renames), then to the higher ``tiebreak``
     (e.g. a propagated symbol's own score), then to node order.
 
     At most ``max_per_file`` sections of one doc or recipe file are kept (0 = no
-    limit), so one long page cannot crowd out the symbol it documents.
+    limit), so one long page cannot crowd out the symbol it documents. ``rows``:
+    the node of each score, ascending (so that their order is node order); the
+    nodes are returned. None: score i is node i's.
     """
     positive = np.flatnonzero(scores > 0)
     if positive.size == 0:
@@ -342,11 +387,17 @@ def rank_order(
     if positive.size > wanted:  # sort only the best: those scoring at least the wanted-th
         cut = np.partition(scores[positive], positive.size - wanted)[positive.size - wanted]
         best = positive[scores[positive] >= cut]
-        out = _capped(_sorted(best, scores, tiebreak, last), k, max_per_file, doc_files)
+        order = _sorted(best, scores, tiebreak, last)
+        out = _capped(order if rows is None else rows[order], k, max_per_file, doc_files)
         if len(out) >= k:  # else the caps skipped too many: rank them all
             return out
     order = _sorted(positive, scores, tiebreak, last)
-    return _capped(order, k, max_per_file, doc_files)
+    return _capped(order if rows is None else rows[order], k, max_per_file, doc_files)
+
+
+def _at(vector: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """A per-node ``vector`` at ``rows`` (None: every node, the vector itself)."""
+    return vector if rows is None else vector[rows]
 
 
 def _sorted(

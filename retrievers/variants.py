@@ -94,20 +94,25 @@ def variant_groups(
     return out
 
 
-def variant_scores(bm25: bm25s.BM25, groups: Sequence[Sequence[str]]) -> np.ndarray:
+def variant_scores(
+    bm25: bm25s.BM25, groups: Sequence[Sequence[str]], rows: np.ndarray | None = None
+) -> np.ndarray:
     """``BM25(c, v(q))`` = sum over query words of the best BM25 among the word's variants.
 
     The forms of one word are alternatives, not extra evidence: a node that says
     "rank", "ranked" and "ranks" matched the query word "ranking" once, so it
-    must not outscore one that says "ranked" alone three times over.
+    must not outscore one that says "ranked" alone three times over. ``rows``:
+    of these nodes only (ascending, holding every node that has a variant).
     """
-    total = np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
+    size = int(bm25.scores["num_docs"]) if rows is None else rows.size
+    total = np.zeros(size, dtype=np.float32)
     for group in groups:
         columns = [c for c in (term_postings(bm25, t) for t in group) if c is not None]
         if not columns:
             continue
         best = np.zeros_like(total)
         for nodes, scores in columns:  # a term's nodes are distinct: a gather and a scatter
-            best[nodes] = np.maximum(best[nodes], scores)
+            at = nodes if rows is None else np.searchsorted(rows, nodes)
+            best[at] = np.maximum(best[at], scores)
         total += best
     return total
