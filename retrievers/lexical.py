@@ -20,6 +20,8 @@ import numpy as np
 if TYPE_CHECKING:
     import bm25s
 
+    from .candidates import Candidates
+
 logger = logging.getLogger(__name__)
 
 
@@ -165,27 +167,30 @@ def load_bm25_folder(folder: Path) -> bm25s.BM25:
     return bm25s.BM25.load(str(folder), load_corpus=False, allow_pickle=False, show_progress=False)
 
 
-def bm25_scores(bm25: bm25s.BM25, tokens: list[str], rows: np.ndarray | None = None) -> np.ndarray:
+def bm25_scores(
+    bm25: bm25s.BM25, tokens: list[str], candidates: Candidates | None = None
+) -> np.ndarray:
     """BM25 of every node for ``tokens`` (zeros when no token is in the vocabulary).
 
-    ``rows``: of these nodes only (ascending, holding every node that contains one
-    of ``tokens``). The sums are bm25s' own, term after term in the query's order
-    at the precision of the index (``get_scores_from_ids``), so each node's score
-    has the same bits either way.
+    ``candidates``: of these nodes only (holding every node that contains one of
+    ``tokens``). The sums are bm25s' own, term after term in the query's order at
+    the precision of the index (``get_scores_from_ids``), so each node's score has
+    the same bits either way.
     """
     ids = [bm25.vocab_dict[t] for t in tokens if t in bm25.vocab_dict and t != ""]
-    if rows is None:
+    if candidates is None:
         if not ids:
             return np.zeros(int(bm25.scores["num_docs"]), dtype=np.float32)
         return np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
     if getattr(bm25, "nonoccurrence_array", None) is not None:  # BM25L/BM25+: every node
-        return bm25_scores(bm25, tokens)[rows]
-    out = np.zeros(rows.size, dtype=np.dtype(getattr(bm25, "dtype", np.float32)))
-    s = bm25.scores
-    for tid in ids:  # a term's nodes are distinct: one gather and one scatter per term
-        start, end = int(s["indptr"][tid]), int(s["indptr"][tid + 1])
-        at = np.searchsorted(rows, s["indices"][start:end])
-        out[at] += s["data"][start:end]
+        return bm25_scores(bm25, tokens)[candidates.rows]
+    out = np.zeros(candidates.size, dtype=np.dtype(getattr(bm25, "dtype", np.float32)))
+    if ids:  # one add.at over the terms' columns in query order: bm25s' sums, in its order
+        s = bm25.scores
+        spans = [(int(s["indptr"][i]), int(s["indptr"][i + 1])) for i in ids]
+        nodes = np.concatenate([s["indices"][start:end] for start, end in spans])
+        scores = np.concatenate([s["data"][start:end] for start, end in spans])
+        np.add.at(out, candidates.position(nodes), scores)
     return out.astype(np.float32, copy=False)
 
 

@@ -19,20 +19,23 @@ alias's whole final score, after the section edges (a section naming
 and at an equal score the target ranks first (``rank_order``'s ``last``): the
 definition is what a reader of ``attr.ib`` needs.
 
-A query's scores may be given at some nodes only (``rows``: the candidates of
-``LexicalScorer``, ascending), every other node scoring 0: only a node with a
-positive score lends, so the edges that matter are those leaving the rows
-(``reach`` adds their receivers to the candidates first).
+A query's scores may be given at its candidates only (``candidates``), every
+other node scoring 0: only a node with a positive score lends, so the edges that
+matter are those leaving the candidates (``reach`` adds their receivers to the
+candidates first).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import boosts
+
+if TYPE_CHECKING:
+    from .candidates import Candidates
 
 ALIAS_SHARE = 1.0  # an alias is the same object: its target takes the alias's whole score
 
@@ -54,8 +57,8 @@ class DocPropagation:
         alias = (
             code[self.sections] if code is not None else np.zeros(self.sections.size, dtype=bool)
         )
-        self._doc = _Edges(self.sections[~alias], self.symbols[~alias], size)
-        self._alias = _Edges(self.sections[alias], self.symbols[alias], size)
+        self._doc = _Edges(self.sections[~alias], self.symbols[~alias])
+        self._alias = _Edges(self.sections[alias], self.symbols[alias])
         self.is_alias = np.zeros(size, dtype=bool)
         self.is_alias[self._alias.lenders] = True
 
@@ -66,12 +69,11 @@ class DocPropagation:
         """Per node, how many sections or aliases point at it: how much the docs say of it."""
         return np.bincount(self.symbols, minlength=self.size)
 
-    def reach(self, rows: np.ndarray) -> list[np.ndarray]:
-        """The nodes ``rows`` can lend to: the symbols their sections name, then the
-        targets of the aliases among ``rows`` and those symbols (repeats allowed)."""
-        named = self._doc.receivers[self._doc.lent_by(rows)]
-        renamed = self._alias.receivers[self._alias.lent_by(np.concatenate((rows, named)))]
-        return [named, renamed]
+    def reach(self, marked: np.ndarray) -> None:
+        """Mark (one bool per node) every node the marked ones can lend to: the symbols
+        their sections name, then the targets of the aliases among all those."""
+        for edges in (self._doc, self._alias):  # a byte per edge: no score is read
+            marked[edges.receivers[marked[edges.lenders]]] = True
 
     def apply(
         self,
@@ -79,21 +81,22 @@ class DocPropagation:
         share: float,
         mask: np.ndarray | None = None,
         factor: np.ndarray | None = None,
-        rows: np.ndarray | None = None,
+        candidates: Candidates | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """New scores and, per score, the score it took its own from (-1: own).
 
         ``factor`` (per node, e.g. user feedback) scales what a symbol receives, so
-        a demoted symbol stays demoted whatever section names it. ``rows``: the
-        node of each score, ascending, holding every receiver of the positive
-        ones (``reach``); None: score i is node i's. ``mask`` and ``factor`` hold
-        a value per node either way.
+        a demoted symbol stays demoted whatever section names it. ``candidates``:
+        the nodes ``scores`` hold, one each in node order, among them every node
+        the positive ones lend to (``reach``); None: score i is node i's. ``mask``
+        and ``factor`` hold a value per node either way.
         """
         sources = np.full(scores.size, -1, dtype=np.int64)
         if share <= 0:
             return scores, sources
-        out = self._lend(scores, sources, self._doc, share, mask, factor, rows)
-        return self._lend(out, sources, self._alias, ALIAS_SHARE, mask, factor, rows), sources
+        out = self._lend(scores, sources, self._doc, share, mask, factor, candidates)
+        out = self._lend(out, sources, self._alias, ALIAS_SHARE, mask, factor, candidates)
+        return out, sources
 
     def after_ties(
         self,
@@ -131,29 +134,29 @@ class DocPropagation:
         share: float,
         mask: np.ndarray | None,
         factor: np.ndarray | None,
-        rows: np.ndarray | None,
+        candidates: Candidates | None,
     ) -> np.ndarray:
         """``max(score, best lent score)`` along the edges (``boosts``); ``sources`` updated.
 
         Only lenders with a positive score can lend (``lent_score`` of 0 is 0, and
         no score is negative), so the rule runs on those edges and their receivers
         alone: a query's matching sections, not every edge or node of the index.
-        With ``rows``, those edges are found from the lenders (``_Edges.lent_by``),
-        in the order the scan of every edge finds them, so the maxima and the
-        sources are the same.
+        With ``candidates``, the edges leaving them are found first (a byte per
+        edge), then those whose lender scores, in the same order.
         """
         out = scores.astype(boosts.SCORE_DTYPE)  # a copy: the receivers that gain change
-        if rows is None:
+        if candidates is None:
             live = np.flatnonzero(scores[edges.lenders] > 0)
         else:
-            live = np.sort(edges.lent_by(rows[scores > 0]))
+            live = np.flatnonzero(candidates.marked[edges.lenders])
+            live = live[scores[candidates.position(edges.lenders[live])] > 0]
         if live.size == 0:
             return out
         lenders, receivers = edges.lenders[live], edges.receivers[live]  # nodes
         lent, took = (  # the same, as indexes into ``scores``
             (lenders, receivers)
-            if rows is None
-            else (np.searchsorted(rows, lenders), np.searchsorted(rows, receivers))
+            if candidates is None
+            else (candidates.position(lenders), candidates.position(receivers))
         )
         contrib = boosts.lent_score(
             scores[lent], share, factor[receivers] if factor is not None else boosts.NEUTRAL
@@ -180,27 +183,6 @@ class DocPropagation:
 class _Edges:
     """Edges grouped by receiver (in their order within a group), for one max per receiver."""
 
-    def __init__(self, lenders: np.ndarray, receivers: np.ndarray, size: int) -> None:
+    def __init__(self, lenders: np.ndarray, receivers: np.ndarray) -> None:
         order = np.argsort(receivers, kind="stable")
         self.lenders, self.receivers = lenders[order], receivers[order]
-        self.size = size
-
-    @cached_property
-    def _by_lender(self) -> tuple[np.ndarray, np.ndarray]:
-        """The edges' positions grouped by lender, and where each node's group starts."""
-        starts = np.zeros(self.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.lenders, minlength=self.size), out=starts[1:])
-        return np.argsort(self.lenders, kind="stable"), starts
-
-    def lent_by(self, rows: np.ndarray) -> np.ndarray:
-        """The positions of the edges leaving ``rows`` (distinct rows: distinct positions),
-        unordered: one gather per lender's group, no pass over every edge."""
-        order, starts = self._by_lender
-        first = starts[rows]
-        count = starts[rows + 1] - first
-        total = int(count.sum())
-        if total == 0:
-            return np.zeros(0, dtype=np.int64)
-        # the positions first[i] .. first[i] + count[i] - 1 of every group, one after another
-        shift = np.repeat(first - (np.cumsum(count) - count), count)
-        return order[shift + np.arange(total)]

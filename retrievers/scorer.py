@@ -24,6 +24,7 @@ import numpy as np
 from codecite.node_parsers.schema import node_label
 
 from . import boosts
+from .candidates import Candidates
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores, postings
 from .node_arrays import NodeArrays, typed
@@ -43,6 +44,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 1000
 CANDIDATES_PER_RESULT = 4  # rank_order sorts this many candidates per result asked for
+# a query whose candidates are more of the nodes than this is scored at every node (the
+# same scores): gathers cost more per node than whole-vector passes (docs/architecture.md)
+EVERY_NODE_SHARE = 0.3
 
 
 class LexicalScorer:
@@ -95,9 +99,11 @@ class LexicalScorer:
         self.pages = pages
         self.similarity_top_k = max(1, min(int(similarity_top_k), MAX_TOP_K))
         self._mask = self._filter_mask()
-        # a retrieval scores the query's candidates only; False scores every node, as
-        # ``score_all`` does (the reference the equivalence tests compare with)
+        # a retrieval scores the query's candidates only, unless they are more than this
+        # share of the nodes; ``_candidates_only = False`` scores every node, as
+        # ``score_all`` does (the tests compare the two with the share at 1)
         self._candidates_only = True
+        self._every_node_share = EVERY_NODE_SHARE
 
     # -- filters (applied before ranking) -------------------------------------------------
     def _filter_mask(self) -> np.ndarray | None:
@@ -173,39 +179,41 @@ class LexicalScorer:
         if ``name_boost`` were 1; ``pages=False`` without page evidence, as if
         ``page_weight`` were 0 (the confidence rule uses all three).
         """
-        return self._score(query, variants, names, pages, candidates=False)
+        return self._score(query, variants, names, pages, every_node=True)
 
     def candidates(
         self, tokens: list[str], expansion: list[str], forms: list[tuple[str, ...]]
-    ) -> np.ndarray:
-        """The nodes that can score for a query, ascending: those holding one of its
-        tokens, expansion tokens or variants (``L(c) > 0`` nowhere else, and no factor
-        lifts a 0: ``boosts``), and the nodes doc propagation can lend to from them."""
-        found = postings(self.bm25, [*tokens, *expansion, *(t for group in forms for t in group)])
+    ) -> Candidates:
+        """The nodes that can score for a query: those holding one of its tokens,
+        expansion tokens or variants (``L(c) > 0`` nowhere else, and no factor lifts
+        a 0: ``boosts``), and the nodes doc propagation can lend to from them."""
+        marked = np.zeros(len(self.nodes), dtype=bool)
         if getattr(self.bm25, "nonoccurrence_array", None) is not None:  # BM25L/BM25+
-            return np.arange(len(self.nodes))  # every node scores
-        if self.propagation is not None and self.settings.doc_propagation and found:
-            found += self.propagation.reach(np.concatenate(found))
-        hit = np.zeros(len(self.nodes), dtype=bool)  # a byte a node: marked, then listed
-        for nodes in found:
-            hit[nodes] = True
-        return np.flatnonzero(hit)
+            marked[:] = True  # every node scores
+        for nodes in postings(self.bm25, [*tokens, *expansion, *(t for g in forms for t in g)]):
+            marked[nodes] = True
+        if self.propagation is not None and self.settings.doc_propagation:
+            self.propagation.reach(marked)
+        return Candidates(marked)
 
     def _score(
-        self, query: str, variants: bool, names: bool, pages: bool, candidates: bool
+        self, query: str, variants: bool, names: bool, pages: bool, every_node: bool
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """``score_all`` at every node, or (``candidates``) at the query's candidates
+        """``score_all`` at every node, or (not ``every_node``) at the query's candidates
         only: ``parts["rows"]`` says which nodes the vectors hold (None: every node)."""
         tokens, expansion, source, workflow = self.read_query(query)
         s, a = self.settings, self._arrays
         forms = self.query_variants(tokens, expansion) if variants else []
-        rows = self.candidates(tokens, expansion, forms) if candidates else None
+        scored = None if every_node else self.candidates(tokens, expansion, forms)
+        if scored is not None and scored.size > self._every_node_share * len(self.nodes):
+            scored = None  # most nodes: gathering them would cost more than it saves
+        rows = scored.rows if scored is not None else None
         at = partial(_at, rows=rows)  # a per-node vector at the rows scored
         mask = at(self._mask) if self._mask is not None else None
-        q = bm25_scores(self.bm25, tokens, rows)
-        e = bm25_scores(self.bm25, expansion, rows)
+        q = bm25_scores(self.bm25, tokens, scored)
+        e = bm25_scores(self.bm25, expansion, scored)
         # variants reach toward the code's forms of a word: only code nodes take them
-        v_all = variant_scores(self.bm25, forms, rows)
+        v_all = variant_scores(self.bm25, forms, scored)
         v = np.where(at(a.code), v_all, 0.0).astype(boosts.SCORE_DTYPE)
         lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
         if mask is not None:
@@ -215,7 +223,8 @@ class LexicalScorer:
         if pages and self.page_weight > 0 and self.pages is not None:
             page = self.pages.bonus(tokens, lexical, rows).astype(boosts.SCORE_DTYPE)
             lexical = (lexical + self.page_weight * page).astype(boosts.SCORE_DTYPE)
-        wf = typed("workflow", boosts.workflow_factor(at(a.workflows), workflow, s.workflow_boost))
+        tags = at(a.workflows) if workflow is not None else lexical  # None: its shape is read
+        wf = typed("workflow", boosts.workflow_factor(tags, workflow, s.workflow_boost))
         mentions = identifier_mentions(query)
         sym = typed("symbol", boosts.symbol_factor(a.leaf_index.at(rows), mentions, s.symbol_boost))
         nb = s.name_boost if names else boosts.NEUTRAL
@@ -239,13 +248,13 @@ class LexicalScorer:
         name = at(a.neutral) if named is None else typed("name", boosts.name_factor(named, nb))
         # nothing named: b_name is 1 everywhere, and x * 1 is x exactly (one product fewer)
         composed, final, sources = self._compose(
-            lexical, unnamed if named is None else unnamed * name, rows
+            lexical, unnamed if named is None else unnamed * name, scored
         )
         if named is not None:  # the named definition first (boosts.name_lift)
             lift = boosts.name_lift(final, composed, named)
             if lift > boosts.NEUTRAL:
                 name = typed("name", boosts.name_factor(named, nb, lift))
-                composed, final, sources = self._compose(lexical, unnamed * name, rows)
+                composed, final, sources = self._compose(lexical, unnamed * name, scored)
         lead = (  # the best doc page first (page_lead), when nothing is named
             lead_candidate(
                 lexical,
@@ -285,7 +294,7 @@ class LexicalScorer:
         return final, parts
 
     def _compose(
-        self, lexical: np.ndarray, factors: np.ndarray, rows: np.ndarray | None
+        self, lexical: np.ndarray, factors: np.ndarray, candidates: Candidates | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """``s(c)``, the final score after doc propagation, and who lent each final score."""
         composed = boosts.compose(lexical, factors).astype(boosts.SCORE_DTYPE)
@@ -296,7 +305,7 @@ class LexicalScorer:
             self.settings.propagation_share,
             self._mask,
             factor=self._arrays.feedback,
-            rows=rows,
+            candidates=candidates,
         )
         return composed, final, sources
 
@@ -314,7 +323,8 @@ class LexicalScorer:
         query_str = str(getattr(query, "query_str", query))  # a str or a QueryBundle
         k = self.similarity_top_k if similarity_top_k is None else int(similarity_top_k)
         k = max(1, min(k, MAX_TOP_K))
-        final, parts = self._score(query_str, variants, names, pages, self._candidates_only)
+        every_node = not self._candidates_only
+        final, parts = self._score(query_str, variants, names, pages, every_node)
         rows = parts["rows"]
         after = (  # who ranks after an equal score (DocPropagation.after_ties)
             self.propagation.after_ties(final, parts["sources"], self._arrays.module_doc, rows)

@@ -42,6 +42,8 @@ from .lexical import term_postings
 if TYPE_CHECKING:
     import bm25s
 
+    from .candidates import Candidates
+
 MIN_WORD_LENGTH = 3
 MAX_VARIANTS_PER_WORD = 4
 
@@ -95,16 +97,16 @@ def variant_groups(
 
 
 def variant_scores(
-    bm25: bm25s.BM25, groups: Sequence[Sequence[str]], rows: np.ndarray | None = None
+    bm25: bm25s.BM25, groups: Sequence[Sequence[str]], candidates: Candidates | None = None
 ) -> np.ndarray:
     """``BM25(c, v(q))`` = sum over query words of the best BM25 among the word's variants.
 
     The forms of one word are alternatives, not extra evidence: a node that says
     "rank", "ranked" and "ranks" matched the query word "ranking" once, so it
-    must not outscore one that says "ranked" alone three times over. ``rows``:
-    of these nodes only (ascending, holding every node that has a variant).
+    must not outscore one that says "ranked" alone three times over. ``candidates``:
+    of these nodes only (holding every node that has a variant).
     """
-    size = int(bm25.scores["num_docs"]) if rows is None else rows.size
+    size = int(bm25.scores["num_docs"]) if candidates is None else candidates.size
     total = np.zeros(size, dtype=np.float32)
     for group in groups:
         columns = [c for c in (term_postings(bm25, t) for t in group) if c is not None]
@@ -112,7 +114,7 @@ def variant_scores(
             continue
         best = np.zeros_like(total)
         for nodes, scores in columns:  # a term's nodes are distinct: a gather and a scatter
-            at = nodes if rows is None else np.searchsorted(rows, nodes)
+            at = nodes if candidates is None else candidates.position(nodes)
             best[at] = np.maximum(best[at], scores)
         total += best
     return total

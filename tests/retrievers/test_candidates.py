@@ -2,7 +2,8 @@
 
 ``LexicalScorer.retrieve_context`` composes the factors at the nodes that can score
 (``LexicalScorer.candidates``); ``score_all`` and the scorer with
-``_candidates_only = False`` compose them at every node. For real queries on two
+``_candidates_only = False`` compose them at every node (as a retrieval does when
+the candidates are most of the nodes: here they are compared at any share). For real queries on two
 small real corpora (the fixture with priorities, workflows and votes, and this
 repository's own ``retrievers/`` and ``docs/``), under filters, feedback, configured
 expansions, page evidence, no doc propagation and the switches of
@@ -129,6 +130,7 @@ def _seen(ctx: Any) -> Any:
 
 
 def _check(scorer: LexicalScorer, queries: list[str]) -> None:
+    scorer._every_node_share = 1.0  # the candidates, however many
     dense = _every_node(scorer)
     for query in queries:
         for switches in SWITCHES:
@@ -140,7 +142,7 @@ def _check(scorer: LexicalScorer, queries: list[str]) -> None:
 def _check_vectors(scorer: LexicalScorer, query: str) -> None:
     """The candidates' vectors are ``score_all``'s at those rows; every other node scores 0."""
     final, parts = scorer.score_all(query)
-    at_rows, sparse = scorer._score(query, True, True, True, candidates=True)
+    at_rows, sparse = scorer._score(query, True, True, True, every_node=False)
     rows = sparse["rows"]
     assert np.all(rows[1:] > rows[:-1])
     off = np.ones(final.size, dtype=bool)
@@ -210,7 +212,7 @@ def test_candidates_are_the_matching_nodes_and_what_they_lend_to(
     scorer = own_index.scorer(10)
     query = "lending a score along doc references"
     tokens, expansion, _, _ = scorer.read_query(query)
-    rows = scorer.candidates(tokens, expansion, scorer.query_variants(tokens, expansion))
+    rows = scorer.candidates(tokens, expansion, scorer.query_variants(tokens, expansion)).rows
     final, parts = scorer.score_all(query)
     assert set(np.flatnonzero(parts["lexical"] > 0)) <= set(rows.tolist())
     assert set(np.flatnonzero(final > 0)) <= set(rows.tolist())
