@@ -46,7 +46,7 @@ MAX_TOP_K = 1000
 CANDIDATES_PER_RESULT = 4  # rank_order sorts this many candidates per result asked for
 # a query whose candidates are more of the nodes than this is scored at every node (the
 # same scores): gathers cost more per node than whole-vector passes (docs/architecture.md)
-EVERY_NODE_SHARE = 0.3
+EVERY_NODE_SHARE = 0.5
 
 
 class LexicalScorer:
