@@ -38,8 +38,8 @@ class Candidates:
     def position(self, nodes: np.ndarray) -> np.ndarray:
         """Where each of ``nodes`` (all candidates) is in ``rows``: one gather, no search."""
         if self._positions is None:  # uninitialised but at the candidates, which are set
-            self._positions = np.empty(self.marked.size, dtype=np.intp)
-            self._positions[self.rows] = np.arange(self.rows.size)
+            self._positions = np.empty(self.marked.size, dtype=np.int32)
+            self._positions[self.rows] = np.arange(self.rows.size, dtype=np.int32)
         return self._positions[nodes]
 
 

@@ -147,17 +147,16 @@ class DocPropagation:
         out = scores.astype(boosts.SCORE_DTYPE)  # a copy: the receivers that gain change
         if candidates is None:
             live = np.flatnonzero(scores[edges.lenders] > 0)
+            lent = edges.lenders[live]  # as an index into ``scores``
         else:
             live = np.flatnonzero(candidates.marked[edges.lenders])
-            live = live[scores[candidates.position(edges.lenders[live])] > 0]
+            lent = candidates.position(edges.lenders[live])
+            scoring = scores[lent] > 0
+            live, lent = live[scoring], lent[scoring]
         if live.size == 0:
             return out
-        lenders, receivers = edges.lenders[live], edges.receivers[live]  # nodes
-        lent, took = (  # the same, as indexes into ``scores``
-            (lenders, receivers)
-            if candidates is None
-            else (candidates.position(lenders), candidates.position(receivers))
-        )
+        receivers = edges.receivers[live]  # nodes; ``took``: as indexes into ``scores``
+        took = receivers if candidates is None else candidates.position(receivers)
         contrib = boosts.lent_score(
             scores[lent], share, factor[receivers] if factor is not None else boosts.NEUTRAL
         )

@@ -190,8 +190,9 @@ class LexicalScorer:
         marked = np.zeros(len(self.nodes), dtype=bool)
         if getattr(self.bm25, "nonoccurrence_array", None) is not None:  # BM25L/BM25+
             marked[:] = True  # every node scores
-        for nodes in postings(self.bm25, [*tokens, *expansion, *(t for g in forms for t in g)]):
-            marked[nodes] = True
+        found = postings(self.bm25, [*tokens, *expansion, *(t for g in forms for t in g)])
+        if found:
+            marked[np.concatenate(found)] = True
         if self.propagation is not None and self.settings.doc_propagation:
             self.propagation.reach(marked)
         return Candidates(marked)
