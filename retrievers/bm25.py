@@ -20,18 +20,10 @@ from llama_index.retrievers.bm25 import BM25Retriever
 from .lexical import load_bm25, quiet_bm25s, save_bm25
 from .pages import PageEvidence
 from .persist import load_retriever, persist_retriever
+from .ranking import CANDIDATES_PER_RESULT, _capped, _sorted, rank_order
 from .rerank import rerank_context
 from .results import to_node_with_score
-from .scorer import (
-    CANDIDATES_PER_RESULT,
-    DEFAULT_TOP_K,
-    MAX_TOP_K,
-    LexicalScorer,
-    _capped,
-    _sorted,
-    rank_order,
-    variant_scores,
-)
+from .scorer import DEFAULT_TOP_K, MAX_TOP_K, LexicalScorer, variant_scores
 from .settings import ScoringSettings
 
 quiet_bm25s()  # importing llama_index.retrievers.bm25 set bm25s's logger back to DEBUG
