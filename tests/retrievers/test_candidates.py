@@ -217,3 +217,17 @@ def test_candidates_are_the_matching_nodes_and_what_they_lend_to(
     assert set(np.flatnonzero(parts["lexical"] > 0)) <= set(rows.tolist())
     assert set(np.flatnonzero(final > 0)) <= set(rows.tolist())
     assert rows.size < final.size  # not every node
+
+
+@pytest.mark.parametrize("settings", [{}, {"page_weight": 0.5}], ids=str)
+def test_a_retriever_made_from_nodes_ranks_alike(
+    own_index: codecite.CodeciteIndex, settings: dict[str, Any]
+) -> None:
+    """bm25s' own index (``CodeciteRetriever.from_nodes``), not one loaded from arrays."""
+    from codecite.retrievers.bm25 import CodeciteRetriever
+    from codecite.retrievers.settings import ScoringSettings
+
+    made = CodeciteRetriever.from_nodes(
+        own_index.text_nodes(), settings=ScoringSettings(**settings), similarity_top_k=10
+    )
+    _check(made, OWN_QUERIES)
