@@ -172,3 +172,17 @@ class BowEmbedding(BaseEmbedding):
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return hashed_bow(query, self.dim)
+
+
+# texts the local model's runtimes are compared on: short, long (past the model's 256
+# word pieces), empty, code, and other alphabets
+MINILM_SAMPLE = [
+    "static shift correction",
+    "How do I load a survey line from disk?",
+    "def strike_angle(z): return the regional strike of an impedance tensor in degrees",
+    "Ünïcode, emoji 🚀 and CJK 中文 survive the word pieces",
+    "",
+    "x " * 600,  # past the model's 256 word pieces: cut the same way on both
+    "class SurveyReader:\n    '''Read stations from a survey folder.'''\n"
+    "    def read_station(self, label): ...",
+]

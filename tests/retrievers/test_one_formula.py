@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixture_facts import FIXTURE_CONFIG
 
 import codecite
 from codecite.retrievers import boosts
@@ -36,16 +37,6 @@ QUERIES = [
     "draw a rose diagram",
     "describe the agent from config",
 ]
-CONFIG = """\
-[priorities]
-"geokit/agents" = 3
-"docs" = 2
-"examples" = 0
-[workflows.static_shift]
-keywords = ["static shift", "galvanic"]
-[workflows.strike]
-keywords = ["strike", "phase tensor"]
-"""
 VOTES = {
     "geokit.agents.static_shift.StaticShiftAgent": 2,
     "geokit.io.load_survey": -6,
@@ -64,7 +55,7 @@ def configured(tmp_path_factory: pytest.TempPathFactory) -> codecite.CodeciteInd
     """The fixture with priorities, two workflows and votes for and against symbols."""
     root = tmp_path_factory.mktemp("configured") / "sample_repo"
     shutil.copytree(FIXTURE_REPO, root, ignore=shutil.ignore_patterns(".codecite*"))
-    (root / "codecite.toml").write_text(CONFIG, encoding="utf-8")
+    (root / "codecite.toml").write_text(FIXTURE_CONFIG, encoding="utf-8")
     codecite.build(root)
     index = codecite.load(root)
     for symbol, votes in VOTES.items():
