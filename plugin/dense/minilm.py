@@ -15,6 +15,7 @@ fidelity and speed of both measured against the torch path.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from codecite.dense import onnx_encoder
+
+logger = logging.getLogger(__name__)
 
 MAX_TOKENS_FALLBACK = 256
 RUNTIMES = ("onnx", "numpy")  # onnxruntime where installed (faster); numpy always works
@@ -149,11 +152,15 @@ class MiniLM:
         if runtime not in (None, *RUNTIMES):
             raise ValueError(f"unknown runtime {runtime!r}: one of {', '.join(RUNTIMES)}")
         self.runtime = runtime or ("onnx" if onnx_encoder.available() else "numpy")
-        self._onnx = (
-            onnx_encoder.OnnxEncoder(self.w, self.heads, self.layers, self.eps)
-            if self.runtime == "onnx"
-            else None
-        )
+        self._onnx = None
+        if self.runtime == "onnx":
+            try:
+                self._onnx = onnx_encoder.OnnxEncoder(self.w, self.heads, self.layers, self.eps)
+            except Exception as exc:  # a broken onnxruntime install: numpy still works
+                if runtime == "onnx":
+                    raise
+                logger.warning("onnxruntime unusable (%s); the local model runs in numpy", exc)
+                self.runtime = "numpy"
 
     def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
         y = x @ self.w[f"{name}.weight"]

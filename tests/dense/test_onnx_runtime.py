@@ -66,3 +66,19 @@ def test_the_graph_names_no_file_and_carries_no_weight(
     assert sum(a.nbytes for a in external.values()) > 80_000_000
     assert "encoder.layer.5.attention.self.qkv.weight" in external
     assert all(name.encode() in graph for name in external)
+
+
+def test_a_broken_onnxruntime_falls_back_to_numpy_unless_asked_for(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("libonnxruntime.so: cannot open shared object file")
+
+    monkeypatch.setattr(onnx_encoder, "OnnxEncoder", broken)
+    with caplog.at_level("WARNING", logger="codecite.dense.minilm"):
+        model = minilm.MiniLM(minilm.model_folder())
+    assert model.runtime == "numpy"
+    assert "onnxruntime unusable (libonnxruntime.so" in caplog.text
+    assert model.encode(["static shift"]).shape == (1, 384)
+    with pytest.raises(OSError, match="libonnxruntime"):
+        minilm.MiniLM(minilm.model_folder(), runtime="onnx")
