@@ -50,13 +50,12 @@ class OnnxEncoder:
         heads: int,
         layers: int,
         eps: float,
-        threads: int = 0,
     ) -> None:
         import onnxruntime as ort
 
         graph, external = encoder_graph(weights, heads, layers, eps)
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads  # 0: onnxruntime's default, every core
+        options.intra_op_num_threads = 0  # onnxruntime's default: every core
         options.log_severity_level = 3  # errors only: no warnings on a terminal
         names = list(external)
         values = [ort.OrtValue.ortvalue_from_numpy(external[n]) for n in names]

@@ -42,17 +42,17 @@ VAGUE_SETS = {
 }
 
 
-BASELINE = "fixed"  # the second column: "fixed" (coverage floor 0.40) or "no-exact-names"
+BASELINES = ("fixed", "no-exact-names")  # the coverage floor 0.40; the decision before exact names
 
 
-def _clarified(index: Any, query: str, calibrated: bool) -> bool:
-    """Is ``query`` answered with a clarification: by the shipped decision, or (not
-    ``calibrated``) by the baseline ``BASELINE`` names."""
+def _clarified(index: Any, query: str, baseline: str | None) -> bool:
+    """Is ``query`` answered with a clarification: by the shipped decision (``baseline``
+    None), or by the decision a name of ``BASELINES`` stands for."""
     saved = index.manifest.get("calibration")
     exact = evidence.exact_evidence
-    if not calibrated and BASELINE == "fixed":
+    if baseline == "fixed":
         index.manifest.pop("calibration", None)
-    elif not calibrated:  # the decision before exact names (the round 32 judgement)
+    elif baseline is not None:  # the decision before exact names (the round 32 judgement)
         evidence.exact_evidence = lambda retriever, query: ([], [])
     try:
         return bool(index.ask(query).metadata.get("path") == "clarification")
@@ -62,7 +62,9 @@ def _clarified(index: Any, query: str, calibrated: bool) -> bool:
             index.manifest["calibration"] = saved
 
 
-def run_suite(corpus: Path, rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[Any]]:
+def run_suite(
+    corpus: Path, rows: list[dict[str, Any]], baseline: str = "fixed"
+) -> tuple[dict[str, Any], list[Any]]:
     """(the build's calibration, per row: (wants clarification, calibrated, fixed floor))."""
     with tempfile.TemporaryDirectory() as tmp:
         codecite.build(corpus, index_dir=tmp)
@@ -70,8 +72,8 @@ def run_suite(corpus: Path, rows: list[dict[str, Any]]) -> tuple[dict[str, Any],
         out = [
             (
                 r["clarify"],
-                _clarified(index, r["query"], True),
-                _clarified(index, r["query"], False),
+                _clarified(index, r["query"], None),
+                _clarified(index, r["query"], baseline),
             )
             for r in rows
         ]
@@ -95,14 +97,12 @@ def main() -> int:
     parser.add_argument("--suite", action="append", default=[], metavar="SUITE.jsonl=CORPUS")
     parser.add_argument(
         "--baseline",
-        choices=("fixed", "no-exact-names"),
+        choices=BASELINES,
         default="fixed",
         help="the second column: the fixed coverage floor 0.40 (default), or the calibrated "
         "decision without exact names (what round 32 judged exact names against)",
     )
     args = parser.parse_args()
-    global BASELINE
-    BASELINE = args.baseline
     if args.suite:
         runs = [
             (Path(s).stem, Path(c), Path(s), True)
@@ -124,7 +124,7 @@ def main() -> int:
     for name, corpus, suite, held_out in runs:
         rows = [json.loads(line) for line in suite.open() if line.strip()]
         rows = [{"query": r["query"], "clarify": r["kind"] == "out_of_scope"} for r in rows]
-        cal, outcomes = run_suite(corpus, rows)
+        cal, outcomes = run_suite(corpus, rows, args.baseline)
         if held_out:
             pooled += outcomes
         a1, a0 = _rate(outcomes, False, 1), _rate(outcomes, False, 2)
@@ -143,13 +143,13 @@ def main() -> int:
             f"   ({a1[1]} in-scope, {c1[1]} out-of-scope questions)"
         )
     if not args.suite:
-        _vague(args.corpora)
+        _vague(args.corpora, args.baseline)
     return 0
 
 
-def _vague(corpora: Path) -> None:
+def _vague(corpora: Path, baseline: str) -> None:
     print(f"\n{'vague set':<14}{'corpus':<12}{'vague clarified':>22}{'short answered':>22}")
-    both = f"shipped  {BASELINE}"
+    both = f"shipped  {baseline}"
     print(f"{'':<26}{both:>22}{both:>22}")
     for set_name, default in VAGUE_SETS.items():
         rows = vague_rows(set_name, default)
@@ -160,7 +160,7 @@ def _vague(corpora: Path) -> None:
             mine = [
                 {"query": r["query"], "clarify": r["vague"]} for r in rows if r["corpus"] == name
             ]
-            _, outcomes = run_suite(corpus, mine)
+            _, outcomes = run_suite(corpus, mine, baseline)
             v1, v0 = _rate(outcomes, True, 1), _rate(outcomes, True, 2)
             s1, s0 = _rate(outcomes, False, 1), _rate(outcomes, False, 2)
             print(
