@@ -146,6 +146,10 @@ HELD_OUT = {
     "gunicorn": "gunicorn-23.0.0-r32",
     "hmmlearn": "hmmlearn-0.3.3-r32",
     "stingray": "stingray-2.3.2-r32",
+    "huey": "huey-3.5.4-r33",
+    "ciw": "ciw-3.2.7-r33",
+    "socketio": "python-socketio-5.18.1-r33",
+    "pysindy": "pysindy-2.1.0-r33",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
