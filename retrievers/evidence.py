@@ -18,7 +18,8 @@ Two checks see what coverage cannot:
 - *unknown name*: the query names something (an acronym, a CamelCase or
   capitalised word inside a sentence) that occurs nowhere in the corpus;
 - *vague*: fewer than two specific words remain once generic complaint
-  words ("still", "doesn't work", "any ideas") are set aside.
+  words ("still", "doesn't work", "any ideas") and the words that frame a
+  complaint ("nothing", "since", "take a look") are set aside.
 
 And one sees what the others cannot, *exact names*: a query that writes one of
 the corpus's own symbols exactly (``sqlparse.format``, ```split()```,
@@ -60,6 +61,14 @@ anything something everything thing things stuff help problem problems issue iss
 wrong broken now update updated updating again happen happens happening fail fails failing
 failed slow fast weird strange happened suddenly anymore ever tried try trying
 crash crashes crashing crashed broke fix fixes fixed fixing stopped hang hangs hanging hung
+""".split()
+)
+# how a complaint is framed rather than what it is about ("nothing works since I updated, can
+# you take a look?"): no more specific than the complaint words (docs/answers.md, "Vague")
+FRAMING_WORDS = frozenset(
+    """
+nothing since take look looks looking upgrade upgraded upgrading sometimes always going
+yesterday dont know hello instructions followed completely sense anyone someone
 """.split()
 )
 GENERIC_NAMES = frozenset({"i", "python", "ok", "okay", "hi", "hello", "thanks", "please"})
@@ -209,8 +218,10 @@ def _row_indexes(retriever: Any, ctx: RetrievedContext, depth: int) -> np.ndarra
 
 
 def is_vague(tokens: list[str]) -> bool:
-    """Fewer than ``MIN_SPECIFIC_TOKENS`` words left once complaint words are set aside."""
-    return len([t for t in tokens if t not in VAGUE_WORDS]) < MIN_SPECIFIC_TOKENS
+    """Fewer than ``MIN_SPECIFIC_TOKENS`` words left once complaint and framing words
+    are set aside."""
+    specific = [t for t in tokens if t not in VAGUE_WORDS and t not in FRAMING_WORDS]
+    return len(specific) < MIN_SPECIFIC_TOKENS
 
 
 @dataclass(frozen=True)

@@ -119,3 +119,18 @@ def test_bug_report_words_alone_are_too_vague_but_name_no_feature_away() -> None
         retriever, retriever.retrieve_context("how do I fix cache entries that expire too early")
     )
     assert verdict.confident, verdict.reason
+
+
+def test_complaint_framing_alone_is_vague_but_beside_a_feature_it_is_not() -> None:
+    retriever = _retriever()
+    for complaint in (
+        "nothing works since I updated, can you take a look??",
+        "nothing I try works since the upgrade, any ideas?",
+        "something is wrong but i dont know what",
+    ):
+        verdict = assess(retriever, retriever.retrieve_context(complaint))
+        assert not verdict.confident and "vague" in verdict.reason, (complaint, verdict.reason)
+    # framing words beside what the question is about leave it answerable
+    question = "how do I look up cache entries that expire since the upgrade"
+    verdict = assess(retriever, retriever.retrieve_context(question))
+    assert verdict.confident, verdict.reason

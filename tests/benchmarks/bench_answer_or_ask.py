@@ -3,13 +3,16 @@
     python tests/benchmarks/bench_answer_or_ask.py [--corpora DIR]        # every suite here
     python tests/benchmarks/bench_answer_or_ask.py --suite S.jsonl=CORPUS ...
     python tests/benchmarks/bench_answer_or_ask.py --baseline no-exact-names ...
+    python tests/benchmarks/bench_answer_or_ask.py --baseline no-framing-words ...
 
 Each corpus is built with no configuration into a temporary folder, and every
 question goes through ``index.ask`` twice in the same run: with the shipped
 decision (the index's own calibration, ``codecite.indexer.calibration``, and
 exact names, ``retrievers.evidence``) and with a baseline: by default without the
 calibration (the fixed coverage floor of 0.40 that came before), or with
-``--baseline no-exact-names`` the calibrated decision before exact names. Prints per suite: in-scope
+``--baseline no-exact-names`` the calibrated decision before exact names, or with
+``--baseline no-framing-words`` the decision before complaint-framing words counted as
+vague. Prints per suite: in-scope
 answered and out-of-scope clarified for both, the calibrated score floor and what
 the build measured on its probes; then the pooled rates over the held-out suites
 and the vague sets (``heldout/vague*.jsonl``: vague complaints clarified, short
@@ -42,22 +45,25 @@ VAGUE_SETS = {
 }
 
 
-BASELINES = ("fixed", "no-exact-names")  # the coverage floor 0.40; the decision before exact names
+# the coverage floor 0.40; the decision before exact names; before the complaint-framing words
+BASELINES = ("fixed", "no-exact-names", "no-framing-words")
 
 
 def _clarified(index: Any, query: str, baseline: str | None) -> bool:
     """Is ``query`` answered with a clarification: by the shipped decision (``baseline``
     None), or by the decision a name of ``BASELINES`` stands for."""
     saved = index.manifest.get("calibration")
-    exact = evidence.exact_evidence
+    exact, framing = evidence.exact_evidence, evidence.FRAMING_WORDS
     if baseline == "fixed":
         index.manifest.pop("calibration", None)
-    elif baseline is not None:  # the decision before exact names (the round 32 judgement)
+    elif baseline == "no-exact-names":  # the decision before exact names (round 32's judgement)
         evidence.exact_evidence = lambda retriever, query: ([], [])
+    elif baseline == "no-framing-words":  # before the framing words (round 33's judgement)
+        evidence.FRAMING_WORDS = frozenset()
     try:
         return bool(index.ask(query).metadata.get("path") == "clarification")
     finally:
-        evidence.exact_evidence = exact
+        evidence.exact_evidence, evidence.FRAMING_WORDS = exact, framing
         if saved is not None:
             index.manifest["calibration"] = saved
 
@@ -99,8 +105,9 @@ def main() -> int:
         "--baseline",
         choices=BASELINES,
         default="fixed",
-        help="the second column: the fixed coverage floor 0.40 (default), or the calibrated "
-        "decision without exact names (what round 32 judged exact names against)",
+        help="the second column: the fixed coverage floor 0.40 (default), the calibrated "
+        "decision without exact names (what round 32 judged exact names against), or "
+        "without the complaint-framing words (what round 33 judged them against)",
     )
     args = parser.parse_args()
     if args.suite:
