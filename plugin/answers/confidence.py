@@ -65,6 +65,9 @@ __all__ = [
 ]
 
 
+NOT_MEASURED = ("unknown_name", "vague")  # signals read from the question's words alone
+
+
 @dataclass(frozen=True)
 class Confidence:
     """The decision and the numbers behind it.
@@ -79,6 +82,12 @@ class Confidence:
     rule: str
     reason: str
     features: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def measured(self) -> bool:
+        """Did a number decide (coverage, score, a configured floor)? An unknown name or a
+        vague question is decided by what the question says, and has no score to show."""
+        return self.features.get("fell_short") not in NOT_MEASURED
 
 
 def assess(
@@ -134,7 +143,10 @@ def zero_config(
         why = f"{', '.join(f['unknown_names'])} does not occur in the indexed corpus"
         return Confidence(False, 0.0, cov_floor, "calibrated", why, f)
     if v.fell_short == "vague":
-        why = "the question is too vague to match specific evidence"
+        why = (
+            "the question is too vague: once complaint words are set aside it names no "
+            "specific feature; say which function, option, message or task it is about"
+        )
         return Confidence(False, 0.0, cov_floor, "calibrated", why, f)
     score = f["coverage"]
     if v.fell_short == "coverage":

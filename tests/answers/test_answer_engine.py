@@ -294,3 +294,13 @@ def test_dense_fallback_is_visible_in_the_answer(geokit_index) -> None:
     r = geokit_index.ask(PARAMS_Q, dense=True)  # the fixture index has no vectors
     assert r.metadata["path"] == "offline_answer"
     assert "no vectors" in r.metadata["degraded"]
+
+
+def test_a_vague_or_foreign_question_shows_no_score_it_was_not_judged_by(geokit_index) -> None:
+    vague = str(geokit_index.ask("nothing works since I updated, can you take a look?"))
+    assert "too vague" in vague and "say which function, option, message or task" in vague
+    assert "score " not in vague and "floor " not in vague
+    foreign = str(geokit_index.ask("how do I plot the survey line with Plotly?"))
+    assert "Plotly does not occur in the indexed corpus" in foreign
+    assert "score " not in foreign
+    # a decision a number made still shows the number (test_clarification_text_and_options)
