@@ -362,6 +362,22 @@ def test_parallel_parse_writes_exactly_what_one_process_writes(
     assert "geokit.gen_007.Survey7.resample_7" in {n.metadata.get("symbol") for n in index.nodes}
 
 
+def test_parallel_parse_keeps_one_string_per_distinct_token(sample_repo: Path) -> None:
+    """A worker's tokens arrive as JSON text, a new string for each occurrence; the build
+    keeps one object per distinct token, as a build in one process does (memory)."""
+    from codecite.config import load_config
+    from codecite.indexer.build import parse_file
+    from codecite.indexer.parallel import PARALLEL_FROM, parse_many
+    from codecite.indexer.walk import walk_corpus
+
+    _many_files(sample_repo, PARALLEL_FROM)
+    cfg = load_config(sample_repo).model_copy(update={"build_workers": 2})
+    results = list(parse_many(walk_corpus(cfg).files, cfg, parse_file))
+    tokens = [t for r in results for node in r.tokens for t in node]
+    assert len(tokens) > 10 * len(set(tokens))  # the files share most of their words
+    assert len({id(t) for t in tokens}) == len(set(tokens))
+
+
 def test_few_files_parse_in_the_build_process(sample_repo: Path) -> None:
     from codecite.config import load_config
     from codecite.indexer.parallel import PARALLEL_FROM, workers_for
