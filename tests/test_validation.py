@@ -513,3 +513,27 @@ def test_import_check_settles_what_the_table_cannot(table, monkeypatch, forget_v
     assert checked["checked"] == ["valpkg.lazy.eager_filter", "valpkg.lazy.fancy_filter"]
     assert checked["warnings"] == []
     assert checked["errors"] == [gone]
+
+
+def test_a_base_written_as_module_attribute_is_resolved_like_an_imported_one(tmp_path):
+    """``class Node(abc.ABC)`` after ``import abc`` adds no members, as ``class Node(ABC)``
+    after ``from abc import ABC`` does: a misspelt method of a subclass is an error."""
+    pkg = tmp_path / "abcpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .graph import Graph\n")
+    (pkg / "graph.py").write_text(
+        "import abc\nimport typing\n\nT = typing.TypeVar('T')\n\n\n"
+        "class Node(abc.ABC):\n    def n3(self):\n        return ''\n\n\n"
+        "class Graph(Node, typing.Generic[T]):\n    def serialize(self):\n        return ''\n"
+    )
+    table = build_table(tmp_path, "abcpkg")
+    code = "import abcpkg\ng = abcpkg.Graph()\ng.n3()\ng.serialise()\nabcpkg.Graph.serialize()\n"
+    result = validate_generated_code(code, table)
+    [finding] = result["findings"]
+    assert finding["line"] == 4 and finding["level"] == "error"
+    assert finding["symbol"] == "abcpkg.Graph.serialise"
+    assert finding["suggestions"][0] == "serialize"
+    assert "abcpkg.Graph.n3" in result["checked"]
+    # a base from any other library may add members: nothing is claimed about them
+    (pkg / "graph.py").write_text("import json\n\n\nclass Graph(json.JSONEncoder):\n    pass\n")
+    assert validate_generated_code(code, build_table(tmp_path, "abcpkg"))["errors"] == []

@@ -373,7 +373,10 @@ class Namespace:
         first, *rest = text.split(".")
         ref = self.member(Ref(RefKind.MODULE, module, module), first)
         for part in rest:
-            ref = self.member(ref, part)
+            if ref.kind is RefKind.OPAQUE and ref.canonical:  # ``abc.ABC`` after ``import abc``
+                ref = Ref(RefKind.OPAQUE, f"{ref.display}.{part}", f"{ref.canonical}.{part}")
+            else:
+                ref = self.member(ref, part)
         if ref.kind is RefKind.CLASS and ref.canonical in self.table.symbols:
             return ref.canonical
         return "" if ref.kind is RefKind.OPAQUE and ref.canonical in EMPTY_BASES else None
