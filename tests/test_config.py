@@ -51,6 +51,20 @@ def test_setuptools_package_dir_is_used(tmp_path: Path) -> None:
     assert cfg.roots == ("code", "other")
 
 
+def test_a_package_dir_at_the_root_finds_the_packages_there(tmp_path: Path) -> None:
+    """``{"" = "."}`` (dogpile.cache's pyproject) means the packages sit at the root: their
+    module names are ``dogpile.cache``, not ``..dogpile.cache``, and setup.py is no package."""
+    for rel in ("dogpile/__init__.py", "dogpile/cache/__init__.py", "setup.py", "docs/index.rst"):
+        _write(tmp_path, rel)
+    _write(tmp_path, "pyproject.toml", '[tool.setuptools]\npackage-dir = {"" = "."}\n')
+    cfg = load_config(tmp_path)
+    assert cfg.package_dirs == {"dogpile": "dogpile"}
+    assert cfg.roots == ("dogpile", "docs")
+    _write(tmp_path, "pyproject.toml", '[tool.setuptools]\npackage-dir = {"" = "./lib/"}\n')
+    _write(tmp_path, "lib/other/__init__.py")
+    assert load_config(tmp_path).package_dirs == {"other": "lib/other"}
+
+
 def test_pyproject_table_and_codecite_toml(tmp_path: Path) -> None:
     _write(
         tmp_path,

@@ -42,9 +42,18 @@ NOT_SRC_PACKAGES = frozenset({"tests", "test", "testing"})
 
 
 def setuptools_package_dirs(root: Path) -> dict[str, str]:
-    """``[tool.setuptools] package-dir`` of the repository, if it declares one."""
+    """``[tool.setuptools] package-dir`` of the repository, if it declares one, its folders
+    written as the rest of the configuration writes them (``"."`` and ``"./src"`` as
+    ``""`` and ``"src"``: a ``./`` kept in a root made module names like ``..pkg.mod``)."""
     mapping = read_pyproject(root).get("tool", {}).get("setuptools", {}).get("package-dir", {})
-    return {str(k): str(v) for k, v in mapping.items()} if isinstance(mapping, dict) else {}
+    if not isinstance(mapping, dict):
+        return {}
+    return {str(k): _folder(str(v)) for k, v in mapping.items()}
+
+
+def _folder(path: str) -> str:
+    """A repository-relative folder without ``.`` segments or slashes at its ends."""
+    return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
 
 
 def project_name(root: Path) -> str | None:
@@ -67,11 +76,12 @@ def detect_packages(root: Path) -> dict[str, str]:
     """Import name -> folder for packages in ``src/``, else ``./``, else ``lib/``
     (matplotlib's and SQLAlchemy's layout), with zero configuration."""
     mapping = setuptools_package_dirs(root)
+    base = mapping.pop("", None)
+    if base:  # {"" = "src"}: every package under that folder
+        mapping.update(_packages_in(root / base, f"{base}/", source=True))
     if mapping:
-        if "" in mapping:  # {"" = "src"}: every package under that folder
-            base = mapping.pop("")
-            mapping.update(_packages_in(root / base, f"{base.strip('/')}/", source=True))
         return mapping
+    # no mapping, or {"" = "."} (dogpile.cache): the packages are where they would be anyway
     found = _packages_in(root / "src", "src/", source=True)
     if not found:
         # beside other folders, a folder without __init__.py is a namespace package only
