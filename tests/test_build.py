@@ -405,3 +405,24 @@ def test_a_killed_parse_worker_neither_hangs_nor_loses_files(sample_repo: Path) 
 
     got = [(r.rel, r.records) for r in parse_many(files, cfg, dies_on_one_file)]
     assert got == [(f.rel, parse_file(f, cfg).records) for f in files]
+
+
+def test_a_repository_whose_root_is_the_package_is_told_how_to_index_it(tmp_path: Path) -> None:
+    from codecite.indexer.build import build_index
+
+    (tmp_path / "__init__.py").write_text('"""Flat: the sdist is the package."""\n')
+    (tmp_path / "main.py").write_text('def load(text):\n    """Load a document."""\n')
+    (tmp_path / "README.md").write_text("# flatpkg\n\nLoads documents.\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "flatpkg"\n')
+    report = build_index(tmp_path)
+    assert not report.kinds.get("python_symbol")
+    [warning] = report.warnings
+    assert "no Python package found" in warning
+    assert 'package_dirs = {"flatpkg" = "."}' in warning
+    # the fix it names works
+    with (tmp_path / "pyproject.toml").open("a") as fh:
+        fh.write('[tool.codecite.package_dirs]\n"flatpkg" = "."\n')
+    report = build_index(tmp_path)
+    assert report.warnings == [] and report.kinds.get("python_symbol")
+    symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
+    assert "flatpkg.main.load" in symbols

@@ -166,3 +166,22 @@ def default_root_docs(root: Path) -> tuple[str, ...]:
 def default_recipes(root: Path, roots: tuple[str, ...]) -> tuple[str, ...]:
     """The recipe folders that exist and are indexed."""
     return tuple(d for d in DEFAULT_RECIPE_DIRS if d in roots and (root / d).is_dir())
+
+
+def no_package_found(root: Path, packages: tuple[str, ...], has_code: bool) -> list[str]:
+    """A build's warning for an index without code whose packages zero configuration did
+    not find (ruamel.yaml's sdist is its package: ``__init__.py`` at the root): not silence."""
+    if packages or has_code:
+        return []
+    if (root / "__init__.py").is_file():
+        name = project_name(root) or "its_import_name"
+        fix = (
+            f"its root holds __init__.py, so the root itself is the package: set "
+            f'package_dirs = {{"{name}" = "."}} under [tool.codecite]'
+        )
+    else:
+        fix = "name the packages with packages and roots (or package_dirs) under [tool.codecite]"
+    return [
+        f"no Python package found in '{root}' (zero configuration looks in src/, at the "
+        f"root for folders with __init__.py, and in lib/); {fix} (docs/configuration.md)"
+    ]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from codecite.config import CodeciteConfig, load_config
+from codecite.config.packages import no_package_found
 from codecite.errors import ConfigError
 from codecite.indexer.corpus import Corpus, CorpusFile
 from codecite.indexer.walk import walk_corpus
@@ -371,15 +372,19 @@ def _report(
     skipped: dict[str, list[str]] = {}
     for s in corpus.skipped:
         skipped.setdefault(s.reason.value, []).append(s.rel)
+    kinds = dict(manifest.get("counts", {}).get("by_kind", {}))
     return BuildReport(
         index_dir=cfg.index_path,
         up_to_date=up_to_date,
         files=len(corpus.files),
         reparsed=reparsed,
         nodes=int(manifest.get("node_count", 0)),
-        kinds=dict(manifest.get("counts", {}).get("by_kind", {})),
+        kinds=kinds,
         skipped=skipped,
-        warnings=list(manifest.get("warnings", [])),
+        warnings=[
+            *no_package_found(cfg.root, cfg.packages, any(kinds.get(k) for k in CODE_KINDS)),
+            *manifest.get("warnings", []),
+        ],
         seconds=time.perf_counter() - started,
         fingerprint=corpus.fingerprint,
         repaired=damage,

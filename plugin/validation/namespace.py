@@ -372,11 +372,9 @@ class Namespace:
             return ""
         first, *rest = text.split(".")
         ref = self.member(Ref(RefKind.MODULE, module, module), first)
-        for part in rest:
-            if ref.kind is RefKind.OPAQUE and ref.canonical:  # ``abc.ABC`` after ``import abc``
-                ref = Ref(RefKind.OPAQUE, f"{ref.display}.{part}", f"{ref.canonical}.{part}")
-            else:
-                ref = self.member(ref, part)
+        for part in rest:  # past a module outside the index (``abc`` of ``abc.ABC``): as read
+            read = Ref(RefKind.OPAQUE, part, f"{ref.canonical}.{part}")
+            ref = read if ref.kind is RefKind.OPAQUE and ref.canonical else self.member(ref, part)
         if ref.kind is RefKind.CLASS and ref.canonical in self.table.symbols:
             return ref.canonical
         return "" if ref.kind is RefKind.OPAQUE and ref.canonical in EMPTY_BASES else None
