@@ -65,6 +65,29 @@ def test_a_package_dir_at_the_root_finds_the_packages_there(tmp_path: Path) -> N
     assert load_config(tmp_path).package_dirs == {"other": "lib/other"}
 
 
+def test_private_packages_in_src_and_a_root_module_named_like_the_distribution(
+    tmp_path: Path,
+) -> None:
+    """pytest keeps its code in ``src/_pytest`` (``pytest`` re-exports it); six and appdirs
+    are one module at the root. Test modules in ``src/`` and setup.py are no packages."""
+    src = tmp_path / "pytestlike"
+    for rel in ("src/_pytest/__init__.py", "src/pytest/__init__.py", "src/py.py"):
+        _write(src, rel)
+    for rel in ("src/test_things.py", "src/conftest.py", "src/__pycache__/x.py"):
+        _write(src, rel)
+    assert load_config(src).package_dirs == {
+        "_pytest": "src/_pytest",
+        "py": "src/py.py",
+        "pytest": "src/pytest",
+    }
+    flat = tmp_path / "sixlike"
+    for rel in ("six.py", "setup.py", "test_six.py", "documentation/index.rst"):
+        _write(flat, rel)
+    _write(flat, "PKG-INFO", "Metadata-Version: 2.1\nName: six\nVersion: 1.16.0\n")
+    cfg = load_config(flat)
+    assert cfg.package_dirs == {"six": "six.py"} and cfg.roots[0] == "six.py"
+
+
 def test_pyproject_table_and_codecite_toml(tmp_path: Path) -> None:
     _write(
         tmp_path,

@@ -85,36 +85,52 @@ def detect_packages(root: Path) -> dict[str, str]:
     found = _packages_in(root / "src", "src/", source=True)
     if not found:
         # beside other folders, a folder without __init__.py is a namespace package only
-        # when the distribution says so (jaraco.functools -> jaraco/functools/)
+        # when the distribution says so (jaraco.functools -> jaraco/functools/), and a
+        # module only when it is the distribution (six.py, appdirs.py)
         name = (project_name(root) or "").lower()
         namespace = re.split(r"[.\-_]", name, maxsplit=1)[0] if re.search(r"[.\-_]", name) else None
-        found = _packages_in(root, "", namespace=namespace)
+        found = _packages_in(root, "", namespace=namespace, module=re.sub(r"[.\-]", "_", name))
     return found or _packages_in(root / "lib", "lib/", source=True)
 
 
 def _packages_in(
-    folder: Path, prefix: str, source: bool = False, namespace: str | None = None
+    folder: Path,
+    prefix: str,
+    source: bool = False,
+    namespace: str | None = None,
+    module: str | None = None,
 ) -> dict[str, str]:
     """Packages directly in ``folder``. In a source folder (``src/``, ``lib/``) every
-    package is the project's, namespace packages included; elsewhere only folders with
-    an ``__init__.py`` and not named like tests, docs or build output, plus the
-    ``namespace`` folder the distribution name gives."""
+    package is the project's, namespace packages and private ones (pytest's ``_pytest``)
+    included, and every module but a test module; elsewhere only folders with an
+    ``__init__.py`` and not named like tests, docs or build output, plus the
+    ``namespace`` folder and the ``module`` file the distribution name gives."""
     out: dict[str, str] = {}
     if not folder.is_dir():
         return out
     for child in sorted(folder.iterdir()):
-        if child.name.startswith((".", "_")) or child.name.lower() in (
-            NOT_SRC_PACKAGES if source else NOT_PACKAGES
-        ):
+        name = child.name
+        hidden = name.startswith((".", "__")) or (name.startswith("_") and not source)
+        if hidden or name.lower() in (NOT_SRC_PACKAGES if source else NOT_PACKAGES):
             continue
         if child.is_dir() and (
-            _is_package(child)
-            or ((source or child.name.lower() == namespace) and _is_namespace(child))
+            _is_package(child) or ((source or name.lower() == namespace) and _is_namespace(child))
         ):
-            out[child.name] = f"{prefix}{child.name}"
-        elif child.is_file() and child.suffix == ".py" and source:
-            out[child.stem] = f"{prefix}{child.name}"
+            out[name] = f"{prefix}{name}"
+        elif _is_module(child, source, module):
+            out[child.stem] = f"{prefix}{name}"
     return out
+
+
+def _is_module(path: Path, source: bool, module: str | None) -> bool:
+    """A public ``.py`` file that is a top-level module: any but a test module in a source
+    folder, else only the one the distribution is named after."""
+    stem = path.stem
+    if path.suffix != ".py" or stem.startswith("_") or not path.is_file():
+        return False
+    if source:
+        return not (stem == "conftest" or stem.startswith("test_") or stem.endswith("_test"))
+    return stem.lower() == module
 
 
 def _is_package(folder: Path) -> bool:
