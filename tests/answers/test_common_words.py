@@ -105,32 +105,32 @@ def test_python_builtin_names_are_not_unknown_tools_but_other_names_are() -> Non
     assert verdict.confident, verdict.reason
 
 
-def test_bug_report_words_alone_are_too_vague_but_name_no_feature_away() -> None:
+@pytest.mark.parametrize(
+    ("complaints", "question"),
+    [
+        (
+            ("it keeps crashing again, can you just fix it?", "the cache broke, fix it"),
+            "how do I fix cache entries that expire too early",
+        ),
+        (
+            (
+                "nothing works since I updated, can you take a look??",
+                "nothing I try works since the upgrade, any ideas?",
+                "something is wrong but i dont know what",
+                "it hangs again, fix it",
+            ),
+            "how do I look up cache entries that expire since the upgrade",
+        ),
+    ],
+    ids=["bug-report words", "complaint framing"],
+)
+def test_complaint_words_alone_are_vague_but_beside_a_feature_they_are_not(
+    complaints: tuple[str, ...], question: str
+) -> None:
     retriever = _retriever()
-    for complaint in (
-        "it keeps crashing again, can you just fix it?",
-        "the cache broke, fix it",
-        "it hangs again, fix it",
-    ):
-        verdict = assess(retriever, retriever.retrieve_context(complaint))
-        assert not verdict.confident and "vague" in verdict.reason, complaint
-    # the same words beside two specific ones leave an answerable question
-    verdict = assess(
-        retriever, retriever.retrieve_context("how do I fix cache entries that expire too early")
-    )
-    assert verdict.confident, verdict.reason
-
-
-def test_complaint_framing_alone_is_vague_but_beside_a_feature_it_is_not() -> None:
-    retriever = _retriever()
-    for complaint in (
-        "nothing works since I updated, can you take a look??",
-        "nothing I try works since the upgrade, any ideas?",
-        "something is wrong but i dont know what",
-    ):
+    for complaint in complaints:
         verdict = assess(retriever, retriever.retrieve_context(complaint))
         assert not verdict.confident and "vague" in verdict.reason, (complaint, verdict.reason)
-    # framing words beside what the question is about leave it answerable
-    question = "how do I look up cache entries that expire since the upgrade"
+    # the same words beside what the question is about leave it answerable
     verdict = assess(retriever, retriever.retrieve_context(question))
     assert verdict.confident, verdict.reason
