@@ -18,3 +18,20 @@ keywords = ["static shift", "galvanic"]
 [workflows.strike]
 keywords = ["strike", "phase tensor"]
 """
+
+# questions about the fixture, of every form the scorer treats apart (plain words, a
+# workflow's keywords, a CamelCase name, a name in backticks, a snake_case name alone);
+# the tests that compare two scorers ask them and their own
+SAMPLE_QUERIES = [
+    "how do I correct static shift",
+    "static shift correction of the survey",
+    "phase tensor skew",
+    "strike from the phase tensor",
+    "remove the galvanic static shift",
+    "write a script that loads a survey",
+    "static shift StaticShiftAgent",
+    "what does `load_survey` return",
+    "estimate_ss_ama",
+    "draw a rose diagram",
+    "describe the agent from config",
+]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fixture_facts import FIXTURE_CONFIG
+from fixture_facts import FIXTURE_CONFIG, SAMPLE_QUERIES
 
 import codecite
 from codecite.retrievers.scorer import LexicalScorer
@@ -31,21 +31,7 @@ from codecite.retrievers.scorer import LexicalScorer
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_REPO = REPO / "tests" / "fixtures" / "sample_repo"
 VOTES = {"geokit.agents.static_shift.StaticShiftAgent": 2.0, "geokit.io.load_survey": -6.0}
-FIXTURE_QUERIES = [
-    "how do I correct static shift",
-    "static shift correction of the survey",
-    "phase tensor skew",
-    "strike from the phase tensor",
-    "remove the galvanic static shift",
-    "write a script that loads a survey",
-    "static shift StaticShiftAgent",
-    "what does `load_survey` return",
-    "geokit.io.load_survey",
-    "estimate_ss_ama",
-    "draw a rose diagram",
-    "describe the agent from config",
-    "nothing here matches zyzzyva",
-]
+FIXTURE_QUERIES = [*SAMPLE_QUERIES, "geokit.io.load_survey", "nothing here matches zyzzyva"]
 OWN_QUERIES = [
     "how are doc sections lending their score to the symbols they name",
     "LexicalScorer.retrieve_context",

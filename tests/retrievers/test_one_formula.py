@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fixture_facts import FIXTURE_CONFIG
+from fixture_facts import FIXTURE_CONFIG, SAMPLE_QUERIES
 
 import codecite
 from codecite.retrievers import boosts
@@ -23,20 +23,7 @@ from codecite.retrievers.tokenizer import identifier_mentions
 from codecite.vocabulary import CODE_KINDS
 
 FIXTURE_REPO = Path(__file__).resolve().parents[1] / "fixtures" / "sample_repo"
-QUERIES = [
-    "how do I correct static shift",
-    "static shift correction of the survey",
-    "phase tensor skew",
-    "strike from the phase tensor",
-    "remove the galvanic static shift",
-    "write a script that loads a survey",
-    "station reader survey folder",
-    "static shift StaticShiftAgent",
-    "what does `load_survey` return",
-    "estimate_ss_ama",
-    "draw a rose diagram",
-    "describe the agent from config",
-]
+QUERIES = [*SAMPLE_QUERIES, "station reader survey folder"]
 VOTES = {
     "geokit.agents.static_shift.StaticShiftAgent": 2,
     "geokit.io.load_survey": -6,
