@@ -76,6 +76,29 @@ def test_stale_query_warns_with_the_fix(sample_repo: Path) -> None:
     assert out.returncode == 0 and "run `codecite build`" in out.stderr
 
 
+def test_an_index_dir_is_used_with_the_repository_it_was_built_from(
+    sample_repo: Path, tmp_path: Path
+) -> None:
+    index = tmp_path / "idx" / "geokit"
+    assert run(tmp_path, "build", str(sample_repo), "--index-dir", str(index)).returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "notes.md").write_text("# Notes\n\nNothing about geokit.\n")
+    # run from another folder without -C: the recorded repository, said on stderr
+    stats = run(elsewhere, "stats", "--json", "--index-dir", str(index))
+    assert json.loads(stats.stdout)["stale"] is False
+    assert f"using '{sample_repo.resolve()}'" in stats.stderr
+    query = run(elsewhere, "query", "phase tensor skew", "-k", "1", "--index-dir", str(index))
+    assert "geokit.phase.skew" in query.stdout and "other sources" not in query.stderr
+    # a build without a PATH rebuilds that repository, never the current folder
+    rebuilt = run(elsewhere, "build", "--index-dir", str(index))
+    assert rebuilt.returncode == 0 and "index is up to date" in rebuilt.stdout
+    # -C names another folder: stale, and the message names the recorded repository
+    other = run(elsewhere, "stats", "-C", ".", "--index-dir", str(index))
+    assert f"STALE: it was built from '{sample_repo.resolve()}'" in other.stdout
+    assert "using" not in other.stderr
+
+
 def test_feedback_command(sample_repo: Path) -> None:
     run(sample_repo, "build")
     ok = run(sample_repo, "feedback", "down", "geokit.phase.skew", "--query", "skew")

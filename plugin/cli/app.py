@@ -25,6 +25,7 @@ from codecite.cli.shared import (
     EXIT_USAGE,
     Command,
     os_error_line,
+    settle_root,
 )
 from codecite.errors import CodeciteError
 
@@ -95,6 +96,7 @@ def _main(argv: Sequence[str] | None, as_command: bool) -> int:
     )
     args.as_command = as_command
     args.command_names = frozenset(COMMANDS)  # what recipes may name (check-recipes)
+    settle_root(args)
     return _run(args)
 
 

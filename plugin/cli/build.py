@@ -163,7 +163,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     )
     print(
         f"  {stats['nodes']} nodes from {stats['files']} files; "
-        f"{'STALE: run `codecite build`' if stats['stale'] else 'fresh'}"
+        f"{'STALE: ' + index.stale_fix() if stats['stale'] else 'fresh'}"
     )
     print(f"  fingerprint {stats['fingerprint']}")
     if args.verify:

@@ -10,6 +10,7 @@ import. Heavy modules (LlamaIndex, bm25s) are imported inside functions, so
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,12 @@ class Command:
 def add_common_options(p: argparse.ArgumentParser) -> None:
     """``-C/--repo``, ``--config`` and ``--index-dir``: where the repository and its index are."""
     p.add_argument(
-        "-C", "--repo", dest="root", default=".", help="repository root (default: current folder)"
+        "-C",
+        "--repo",
+        dest="root",
+        default=None,
+        help="repository root (default: the one an --index-dir index was built from, "
+        "else the current folder)",
     )
     p.add_argument(
         "--config",
@@ -57,6 +63,50 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
         help="settings file (codecite.toml or pyproject.toml)",
     )
     p.add_argument("--index-dir", default=None, help="index folder (default .codecite)")
+
+
+def settle_root(args: argparse.Namespace) -> None:
+    """Fill in ``args.root`` when neither ``-C`` nor a PATH gave it.
+
+    An ``--index-dir`` index records the repository it was built from: run from another
+    folder (``codecite stats --index-dir ~/idx/parso``), the command uses that repository,
+    not the current folder, which would read as "built from other sources" and whose
+    `codecite build` would replace the index with one of the wrong tree. A recorded
+    folder that no longer exists leaves the current folder. Said on stderr when it applies.
+    """
+    if not hasattr(args, "root") or args.root is not None:
+        return  # no such option, or -C given
+    args.root = "."
+    if getattr(args, "root_pos", None) or not getattr(args, "index_dir", None):
+        return
+    from pathlib import Path
+
+    index_dir = Path(args.index_dir).resolve()  # relative to the current folder, the root
+    recorded = recorded_root(index_dir)
+    if recorded is None or recorded == Path.cwd().resolve():
+        return
+    args.root, args.index_dir = str(recorded), str(index_dir)
+    print(
+        f"codecite {args.command}: using '{recorded}', the repository the index at "
+        f"'{index_dir}' was built from (-C PATH chooses another)",
+        file=sys.stderr,
+    )
+
+
+def recorded_root(index_dir: Any) -> Any:
+    """The existing folder the index at ``index_dir`` was built from, or None."""
+    from pathlib import Path
+
+    from codecite.store.files import read_manifest
+
+    try:
+        root = read_manifest(index_dir).get("root")
+    except (CodeciteError, OSError, ValueError):
+        return None
+    if not isinstance(root, str) or not root:
+        return None
+    folder = Path(root)
+    return folder if folder.is_absolute() and folder.is_dir() else None
 
 
 def load_index(args: argparse.Namespace, check_stale: bool = True) -> Any:
