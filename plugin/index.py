@@ -43,6 +43,7 @@ from codecite.store.opening import (
     manifest_summary,
     put_back,
     record_vote,
+    stale_fix,
 )
 from codecite.store.records import collector_paused
 from codecite.store.reuse import TERM_FILES
@@ -177,23 +178,6 @@ class CodeciteIndex:
         """True when the indexed files changed since the build (content, not mtime)."""
         return self.current_fingerprint() != self.manifest.get("fingerprint")
 
-    def built_elsewhere(self) -> str | None:
-        """The repository the index was built from, when it is not this one's root."""
-        recorded = self.manifest.get("root")
-        if isinstance(recorded, str) and recorded and Path(recorded) != self.config.root:
-            return recorded
-        return None
-
-    def stale_fix(self) -> str:
-        """What to do about a stale index: rebuild, or name the repository it was built from."""
-        elsewhere = self.built_elsewhere()
-        if elsewhere is None:
-            return "run `codecite build`"
-        return (
-            f"it was built from '{elsewhere}', not '{self.config.root}': pass -C '{elsewhere}' "
-            "to use it, or run `codecite build` to index this folder in its place"
-        )
-
     def warn_if_stale(self, strict: bool = False) -> None:
         """Warn (``strict``: raise ``StaleIndexError``) when the sources changed since the build."""
         fresh = self.current_fingerprint()
@@ -201,7 +185,8 @@ class CodeciteIndex:
         if fresh != built:
             message = (
                 f"index at '{self.config.index_path}' was built from other sources "
-                f"(fingerprint {built[:8]}... != {fresh[:8]}...); {self.stale_fix()}"
+                f"(fingerprint {built[:8]}... != {fresh[:8]}...); "
+                + stale_fix(self.manifest.get("root"), self.config.root)
             )
         elif self.manifest.get("config_digest") != self.config.digest():
             message = (

@@ -147,6 +147,7 @@ def _configure_stats(p: argparse.ArgumentParser) -> None:
 def cmd_stats(args: argparse.Namespace) -> int:
     """``codecite stats``: what the index holds, what was skipped and redacted."""
     from codecite.indexer.redaction import RedactionSummary
+    from codecite.store.opening import stale_fix
 
     index = load_index(args, check_stale=False)
     stats = index.stats()
@@ -161,10 +162,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         f"index {stats['index_dir']} (format {stats['format_version']}, codecite "
         f"{stats['codecite_version']}, created {stats['created']})"
     )
-    print(
-        f"  {stats['nodes']} nodes from {stats['files']} files; "
-        f"{'STALE: ' + index.stale_fix() if stats['stale'] else 'fresh'}"
-    )
+    fix = stale_fix(index.manifest.get("root"), index.config.root)
+    freshness = f"STALE: {fix}" if stats["stale"] else "fresh"
+    print(f"  {stats['nodes']} nodes from {stats['files']} files; {freshness}")
     print(f"  fingerprint {stats['fingerprint']}")
     if args.verify:
         print(f"  verified: all {stats['verified']} records decoded and checked")

@@ -135,6 +135,17 @@ def record_vote(
     return data, int(entry["votes"])
 
 
+def stale_fix(recorded: Any, root: Path) -> str:
+    """What to do about a stale index whose manifest records ``recorded`` as its root:
+    rebuild, or, built from another repository than ``root``, use that one."""
+    if not isinstance(recorded, str) or not recorded or Path(recorded) == root:
+        return "run `codecite build`"
+    return (
+        f"it was built from '{recorded}', not '{root}': pass -C '{recorded}' "
+        "to use it, or run `codecite build` to index this folder in its place"
+    )
+
+
 def manifest_summary(index_dir: Path, m: Manifest) -> dict[str, Any]:
     """What ``codecite stats`` prints of an index, from its manifest."""
     skipped: dict[str, list[str]] = {}
