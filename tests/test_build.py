@@ -223,6 +223,33 @@ def test_test_suites_are_skipped_but_a_testing_subpackage_is_api(tmp_path: Path)
     assert report.nodes > 0
 
 
+def test_a_test_named_helper_module_of_a_package_is_api(tmp_path: Path) -> None:
+    """falcon's testing/test_case.py and peewee's playhouse/test_utils.py are documented
+    API; a test-named module that defines a test, or nothing but data, is a test's."""
+    pkg = tmp_path / "web"
+    (pkg / "testing").mkdir(parents=True)
+    (pkg / "__init__.py").write_text('"""Web."""\n')
+    (pkg / "testing" / "__init__.py").write_text("from .test_case import TestCase\n")
+    (pkg / "testing" / "test_case.py").write_text(
+        'class TestCase:\n    """Base class for your tests::\n\n'
+        '        def test_get(self):\n            self.simulate_get("/")\n    """\n\n'
+        '    def simulate_get(self, path):\n        """Call the app."""\n'
+    )
+    (pkg / "test_utils.py").write_text('def count_queries():\n    """Count queries."""\n')
+    (pkg / "test_app.py").write_text('def test_get():\n    """A test."""\n')
+    (pkg / "test_data.py").write_text("KNOTS = [0.0, 0.5, 1.0]\n")  # numbers for the tests
+    (pkg / "app_test.py").write_text(
+        'class TestApp:\n    async def test_post(self):\n        """A test."""\n'
+    )
+    codecite.build(tmp_path)
+    symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
+    assert {"web.testing.test_case.TestCase", "web.test_utils.count_queries"} <= symbols
+    skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}
+    assert {skipped[f"web/{name}.py"] for name in ("test_app", "app_test", "test_data")} == {
+        "tests"
+    }
+
+
 def test_a_lib_layout_is_indexed_under_its_import_names(tmp_path: Path) -> None:
     files = {
         "lib/plotkit/__init__.py": '"""Plotting."""\n',

@@ -32,6 +32,7 @@ from codecite.indexer.corpus import (
     printable_name,
     read_file,
 )
+from codecite.indexer.testlike import is_test_file
 from codecite.safe_io import (
     MAX_METADATA_BYTES,
     Refusal,
@@ -94,14 +95,6 @@ def text_doc_dirs(root: str) -> tuple[str, ...]:
         ):
             found.append(rel)
     return tuple(found)
-
-
-def _is_test_file(name: str) -> bool:
-    return (
-        (name.startswith("test_") and name.endswith(".py"))
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-    )
 
 
 class Exclusions:
@@ -330,7 +323,7 @@ class _Walker:
 
     def _file_reason(self, rel: str) -> SkipReason | None:
         name = rel.rsplit("/", 1)[-1]
-        if _is_test_file(name):
+        if is_test_file(os.path.join(self.root, rel), self.root_real, self.cfg.max_file_bytes):
             return SkipReason.TESTS
         if rel.endswith("/conf.py") and any(
             rel.startswith(d + "/") for d in ("docs", "doc", "docs/source", "doc/source")

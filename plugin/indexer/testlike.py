@@ -1,0 +1,62 @@
+"""Which files are a test suite's, by name and, for a test-named module of a package,
+by whether it defines a test.
+
+pytest's naming conventions (``test_*.py``, ``*_test.py``, ``conftest.py``) mark test
+files. A package sometimes ships a helper module under such a name as API: falcon's
+``falcon/testing/test_case.py`` (``falcon.testing.TestCase``) and peewee's
+``playhouse/test_utils.py`` (``count_queries``) are documented and imported by users.
+A test-named module inside a package (an ``__init__.py`` beside it) that defines a
+public function or class and no ``test...`` function (an example in a docstring does
+not count: the file is parsed, never run) is such a helper: pytest would collect
+nothing from it. One that defines neither (patsy's ``test_splines_crs_data.py``,
+numbers for its tests) stays a test file.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from codecite.safe_io import UnsafeFileError, read_regular_file
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def test_named(name: str) -> bool:
+    """A file name of pytest's conventions."""
+    return (
+        (name.startswith("test_") and name.endswith(".py"))
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
+
+
+def is_test_file(path: str, root: str, limit: int) -> bool:
+    """``path`` (inside the repository ``root``, a real path) is a test suite's file.
+
+    Only a test-named module of a package is read (a regular file of at most ``limit``
+    bytes); one that cannot be read counts as a test, as its name says.
+    """
+    name = os.path.basename(path)
+    if not test_named(name):
+        return False
+    if name == "conftest.py" or not os.path.isfile(
+        os.path.join(os.path.dirname(path), "__init__.py")
+    ):
+        return True
+    try:
+        data = read_regular_file(path, root=root, limit=limit)
+    except (OSError, UnsafeFileError):
+        return True
+    try:
+        tree = ast.parse(data)  # parsed, never run
+    except (SyntaxError, ValueError):
+        return True
+    if any(isinstance(n, _FUNCTIONS) and n.name.startswith("test") for n in ast.walk(tree)):
+        return True
+    return not any(
+        isinstance(n, (*_FUNCTIONS, ast.ClassDef)) and not n.name.startswith("_") for n in tree.body
+    )
+
+
+__all__ = ["is_test_file", "test_named"]
