@@ -26,6 +26,32 @@ class ModuleNamespace:
     has_getattr: bool = False
     getattr_model: dict[str, Any] | None = None  # python_getattr.GetattrModel, if readable
     instances: dict[str, str] = field(default_factory=dict)  # x = Cls(...): x -> "Cls"
+    # a private class has no node, but a public class may inherit from it: its bases and
+    # member names, so that validation knows what the public class inherits
+    private_classes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    def note_private_class(self, name: str, definition: Any) -> None:
+        """``class _Mixin(Base): ...`` at top level: its bases' source and member names."""
+        bases = definition.child_by_field_name("superclasses")
+        body = definition.child_by_field_name("body")
+        members: set[str] = set()
+        for child in body.named_children if body is not None else []:
+            inner = (
+                child.child_by_field_name("definition")
+                if child.type == "decorated_definition"
+                else child
+            )
+            if inner is not None and inner.type in ("function_definition", "class_definition"):
+                members.add(text(inner.child_by_field_name("name")))
+            elif inner is not None and inner.type == "expression_statement":
+                assign = inner.named_children[0] if inner.named_child_count == 1 else None
+                left = assign.child_by_field_name("left") if assign is not None else None
+                if assign is not None and assign.type == "assignment" and left.type == "identifier":
+                    members.add(text(left))
+        self.private_classes[name] = {
+            "bases": [text(b) for b in bases.named_children] if bases is not None else [],
+            "members": sorted(members),
+        }
 
     def note_instance(self, name: str, value: Any) -> None:
         """``name = Cls(...)`` at module level: remember what made it (indexer.bindings)."""
@@ -45,6 +71,7 @@ class ModuleNamespace:
             "has_getattr": self.has_getattr,
             "getattr": self.getattr_model,
             "instances": self.instances,
+            "private_classes": self.private_classes,
         }
 
     def resolve_relative(self, module_name: str) -> str:

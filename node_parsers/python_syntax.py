@@ -10,6 +10,8 @@ import inspect
 import re
 from typing import Any
 
+from .schema import ClassField
+
 _STRING_PREFIX = re.compile(r"^[rRbBuUfF]*")
 
 
@@ -89,3 +91,21 @@ def unwrap(node: Any) -> tuple[Any, Any]:
         inner = node.child_by_field_name("definition")
         return inner, node
     return node, node
+
+
+def class_field(expr: Any) -> list[ClassField]:
+    """``size: int = 3`` in a class body as a field (an annotation is required)."""
+    if expr.type != "assignment":
+        return []
+    left = expr.child_by_field_name("left")
+    ann = expr.child_by_field_name("type")
+    if left is None or left.type != "identifier" or ann is None:
+        return []
+    right = expr.child_by_field_name("right")
+    return [
+        ClassField(
+            name=text(left),
+            annotation=text(ann),
+            default=text(right) if right is not None else None,
+        )
+    ]

@@ -21,7 +21,16 @@ from .python_getattr import read_getattr, read_lazy_attach
 from .python_messages import MessageSites
 from .python_namespace import ModuleNamespace
 from .python_params import format_parameters, parse_parameters
-from .python_syntax import decorators, docstring_of, is_private, squash, string_value, text, unwrap
+from .python_syntax import (
+    class_field,
+    decorators,
+    docstring_of,
+    is_private,
+    squash,
+    string_value,
+    text,
+    unwrap,
+)
 from .refs import extract_code_refs, extract_refs
 from .schema import ClassField, NodeKind, Param, make_node
 
@@ -166,6 +175,8 @@ class ModuleWalker:
             # read only an unconditional, undecorated definition; a second one wins
             plain = outer is definition and not conditional
             self._getattr = ("def", text(definition)) if plain else ("unreadable", "")
+        if kind == "class" and not self._keep(name) and not conditional:
+            self.namespace.note_private_class(name, definition)
         if not self._keep(name) or (name.startswith("__") and kind == "function"):
             return
         if kind == "class":
@@ -351,10 +362,11 @@ class ModuleWalker:
     def _class_body(
         self, body: Any, symbol: str, depth: int
     ) -> tuple[list[str], list[Param], list[ClassField]]:
-        """Walk a class body: (kept methods' signatures, ``__init__`` params, fields);
+        """Walk a class body: (kept methods' signatures, constructor params, fields);
         method and nested class nodes are emitted on the way."""
         method_sigs: list[str] = []
         init_params: list[Param] = []
+        constructor: list[Param] = []  # __new__'s, used when there is no __init__
         fields: list[ClassField] = []
         for child in body.named_children if body is not None else []:
             inner, inner_outer = unwrap(child)
@@ -364,6 +376,10 @@ class ModuleWalker:
                 mname = text(inner.child_by_field_name("name"))
                 if mname == "__init__":
                     init_params = parse_parameters(inner.child_by_field_name("parameters"))
+                elif mname == "__new__" and not constructor and inner_outer is inner:
+                    # the constructor when no __init__ is defined (sympy's Symbol); a
+                    # decorated one (@cacheit) may take anything: left to the bases
+                    constructor = parse_parameters(inner.child_by_field_name("parameters"))
                 if not self._keep(mname) or (
                     mname.startswith("__") and mname not in KEPT_DUNDER_METHODS
                 ):
@@ -378,23 +394,5 @@ class ModuleWalker:
                         inner, inner_outer, f"{symbol}.{cname}", NodeKind.PYTHON_METHOD, depth + 1
                     )
             elif inner.type == "expression_statement" and inner.named_child_count == 1:
-                fields.extend(_class_field(inner.named_children[0]))
-        return method_sigs, init_params, fields
-
-
-def _class_field(expr: Any) -> list[ClassField]:
-    """``size: int = 3`` in a class body as a field (an annotation is required)."""
-    if expr.type != "assignment":
-        return []
-    left = expr.child_by_field_name("left")
-    ann = expr.child_by_field_name("type")
-    if left is None or left.type != "identifier" or ann is None:
-        return []
-    right = expr.child_by_field_name("right")
-    return [
-        ClassField(
-            name=text(left),
-            annotation=text(ann),
-            default=text(right) if right is not None else None,
-        )
-    ]
+                fields.extend(class_field(inner.named_children[0]))
+        return method_sigs, init_params or constructor, fields

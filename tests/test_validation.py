@@ -537,3 +537,41 @@ def test_a_base_written_as_module_attribute_is_resolved_like_an_imported_one(tmp
     # a base from any other library may add members: nothing is claimed about them
     (pkg / "graph.py").write_text("import json\n\n\nclass Graph(json.JSONEncoder):\n    pass\n")
     assert validate_generated_code(code, build_table(tmp_path, "abcpkg"))["errors"] == []
+
+
+def test_new_is_the_constructor_without_init_and_a_private_base_is_known(tmp_path):
+    """sympy's ``Symbol`` takes its arguments in ``__new__``; peewee's ``SqliteDatabase``
+    inherits from a private class: both are checked as Python would run them."""
+    pkg = tmp_path / "sympkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .core import Basic, Symbol, Rational, Database\n")
+    (pkg / "core.py").write_text(
+        "def cacheit(f):\n    return f\n\n\n"
+        "class Basic:\n    def __new__(cls, *args):\n        return object.__new__(cls)\n\n\n"
+        "class Symbol(Basic):\n    def __new__(cls, name, **assumptions):\n"
+        "        return Basic.__new__(cls, name)\n\n    def subs(self, old, new):\n"
+        "        return self\n\n\n"
+        "class Rational(Basic):\n    @cacheit\n    def __new__(cls, p, q=None):\n"
+        "        return Basic.__new__(cls, p, q)\n\n\n"
+        "class _Base:\n    closed = True\n\n    def atomic(self):\n        return self\n\n\n"
+        "class Database(_Base):\n    def connect(self, reuse_if_open=False):\n"
+        "        return True\n"
+    )
+    table = build_table(tmp_path, "sympkg")
+    good = (
+        "import sympkg\nx = sympkg.Symbol('x', real=True)\nx.subs(1, 2)\n"
+        "r = sympkg.Rational(1, 2, 3, 4)\nb = sympkg.Basic(1, 2)\n"
+        "db = sympkg.Database()\ndb.atomic()\ndb.connect(reuse_if_open=True)\n"
+    )
+    result = validate_generated_code(good, table)
+    assert result["errors"] == []
+    assert result["warnings"] == [
+        "sympkg.Symbol() has no parameter 'real'; it goes to **assumptions and cannot be verified"
+    ]
+    assert {"sympkg.Database.atomic", "sympkg.Database.connect"} <= set(result["checked"])
+    bad = "import sympkg\nsympkg.Symbol()\ndb = sympkg.Database()\ndb.atomc()\n"
+    errors = validate_generated_code(bad, table)["errors"]
+    assert errors == [
+        "sympkg.Symbol() missing required argument 'name'",
+        "'sympkg.Database' object has no attribute 'atomc' (did you mean `atomic`?)",
+    ]

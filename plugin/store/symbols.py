@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,21 @@ class SymbolTable:
         return sorted(
             m for m in self.modules if m.startswith(prefix) and "." not in m[len(prefix) :]
         )
+
+    @cached_property
+    def children(self) -> dict[str, set[str]]:
+        """Qualified name -> names of its direct member symbols (built once: not mutated)."""
+        out: dict[str, set[str]] = {}
+        for name in self.symbols:
+            parent, _, child = name.rpartition(".")
+            out.setdefault(parent, set()).add(child)
+        return out
+
+    def private_class(self, cls: str | None) -> dict[str, Any] | None:
+        """A private class's bases and member names: it has no node, but a public class
+        may inherit from it (``ModuleNamespace.note_private_class``)."""
+        module, _, name = (cls or "").rpartition(".")
+        return (self.modules.get(module) or {}).get("private_classes", {}).get(name)
 
     def names_in(self, module: str) -> set[str]:
         """Every name a module binds at top level, plus its direct submodules."""

@@ -90,15 +90,6 @@ class Namespace:
         return _NAMESPACES[key]
 
     @cached_property
-    def children(self) -> dict[str, set[str]]:
-        """Qualified name -> names of its direct member symbols."""
-        out: dict[str, set[str]] = {}
-        for name in self.table.symbols:
-            parent, _, child = name.rpartition(".")
-            out.setdefault(parent, set()).add(child)
-        return out
-
-    @cached_property
     def unindexed(self) -> set[str]:
         """Modules the package imports that the index lacks (compiled, excluded)."""
         out: set[str] = set()
@@ -333,7 +324,10 @@ class Namespace:
     def class_members(self, cls: str, depth: int = 0) -> tuple[dict[str, str], bool]:
         """Members of ``cls`` and its in-package bases; False when a base is unknown."""
         entry = self.table.symbols.get(cls) or {}
-        own = {n: f"{cls}.{n}" for n in self.children.get(cls, ())}
+        own = {n: f"{cls}.{n}" for n in self.table.children.get(cls, ())}
+        own.update(
+            {n: f"{cls}.{n}" for n in (self.table.private_class(cls) or {}).get("members", ())}
+        )
         own.update({f["name"]: f"{cls}.{f['name']}" for f in entry.get("fields") or []})
         bases = self.bases_of(cls)
         if bases is None or depth > MAX_BASE_DEPTH:
@@ -349,7 +343,7 @@ class Namespace:
 
     def bases_of(self, cls: str) -> list[str] | None:
         """In-package base classes of ``cls``, or None if one cannot be resolved."""
-        entry = self.table.symbols.get(cls)
+        entry = self.table.symbols.get(cls) or self.table.private_class(cls)
         if entry is None:
             return None
         module = self.module_of(cls)
@@ -375,7 +369,8 @@ class Namespace:
         for part in rest:  # past a module outside the index (``abc`` of ``abc.ABC``): as read
             read = Ref(RefKind.OPAQUE, part, f"{ref.canonical}.{part}")
             ref = read if ref.kind is RefKind.OPAQUE and ref.canonical else self.member(ref, part)
-        if ref.kind is RefKind.CLASS and ref.canonical in self.table.symbols:
+        known = ref.canonical in self.table.symbols or self.table.private_class(ref.canonical)
+        if ref.kind is RefKind.CLASS and known:
             return ref.canonical
         return "" if ref.kind is RefKind.OPAQUE and ref.canonical in EMPTY_BASES else None
 
