@@ -575,3 +575,22 @@ def test_new_is_the_constructor_without_init_and_a_private_base_is_known(tmp_pat
         "sympkg.Symbol() missing required argument 'name'",
         "'sympkg.Database' object has no attribute 'atomc' (did you mean `atomic`?)",
     ]
+
+
+def test_a_name_bound_in_a_package_shadows_its_submodule(tmp_path):
+    """sympy's layout: ``sympy/simplify/__init__.py`` binds ``simplify`` (the function of
+    ``sympy/simplify/simplify.py``), so ``sympy.simplify`` imported by the top package is
+    the function, as Python binds it, not the module; its call is checked."""
+    pkg = tmp_path / "calc"
+    (pkg / "solve").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from .solve import solve\nfrom . import util\n")
+    (pkg / "solve" / "__init__.py").write_text("from .solve import solve\n")
+    (pkg / "solve" / "solve.py").write_text(
+        "def solve(expr, tol=1e-9, **hints):\n    return expr\n"
+    )
+    (pkg / "util.py").write_text("def helper():\n    return 1\n")
+    table = build_table(tmp_path, "calc")
+    code = "import calc\ncalc.solve(1, tol=2)\ncalc.solve(1, 2, 3)\ncalc.util.helper()\n"
+    result = validate_generated_code(code, table)
+    assert result["errors"] == ["calc.solve() takes 2 positional arguments but 3 were given"]
+    assert "calc.util.helper" in result["checked"]

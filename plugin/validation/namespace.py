@@ -115,8 +115,7 @@ class Namespace:
         return sorted({*self.module_names, *self.table.symbols}, key=lambda q: (len(q), q))
 
     def provably_no_module(self, package: str, name: str) -> bool:
-        """``package.name`` is no module: the package was parsed, ``name`` is no file of
-        it, and nothing says the index lacks one (an extension module, a namespace)."""
+        """No module ``package.name``: a parsed package, no such file, none the index lacks."""
         ns = self.table.modules.get(package)
         full = f"{package}.{name}"
         return bool(ns) and not self.is_module(full) and full not in self.unindexed
@@ -190,7 +189,9 @@ class Namespace:
                     RefKind.ABSENT,
                     found.display,
                     reason=f"no module named '{found.display}'",
-                    suggestions=self.suggest(part, self._submodules(ref.canonical or "")),
+                    suggestions=suggest(
+                        part, self._submodules(ref.canonical or ""), self._every_name
+                    ),
                 )
             return found
         return ref
@@ -244,17 +245,20 @@ class Namespace:
             )
         local = self.table.names_in(module) | self._star_names(ns)
         local |= {*lazily.get("names", ()), *lazily.get("lazy", {})}
-        near = self.suggest(name, local)
+        near = suggest(name, local, self._every_name)
         message = f"'{owner.display}' has no attribute or submodule '{name}'"
         return Ref(RefKind.ABSENT, display, reason=message, suggestions=near)
-
-    def suggest(self, name: str, local: Iterable[str]) -> tuple[str, ...]:
-        """Real names for a made-up ``name`` (``suggestions.suggest``)."""
-        return suggest(name, local, self._every_name)
 
     def _target_ref(self, display: str, target: str, depth: int) -> Ref:
         if target.split(".", 1)[0] not in self.indexed:
             return Ref(RefKind.OPAQUE, display, target)
+        parent, _, leaf = target.rpartition(".")
+        ns = self.table.modules.get(parent, {})
+        if self.is_module(target) and (
+            ns.get("imports", {}).get(leaf, target) != target or leaf in ns.get("defines", {})
+        ):  # `from .simplify import simplify`: the package's binding, not its submodule
+            ref = self._module_member(Ref(RefKind.MODULE, parent, parent), leaf, depth + 1)
+            return replace(ref, display=display)
         if self.is_module(target) or target in self.table.symbols:
             return self.symbol_ref(display, target)
         ref = self.chain(target, depth=depth + 1)
