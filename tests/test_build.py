@@ -223,6 +223,21 @@ def test_test_suites_are_skipped_but_a_testing_subpackage_is_api(tmp_path: Path)
     assert report.nodes > 0
 
 
+def test_sphinx_extensions_and_themes_in_the_docs_are_not_indexed(tmp_path: Path) -> None:
+    """falcon's docs/ext and parso's docs/_themes hold the docs' build code, not API."""
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "__init__.py").write_text('def serve():\n    """Serve."""\n')
+    for rel in ("docs/ext/rfc.py", "docs/_themes/support.py", "doc/sphinxext/gallery.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text('def setup(app):\n    """Register the role."""\n')
+    (tmp_path / "docs" / "index.md").write_text("# Web\n\nCall `serve`.\n")
+    codecite.build(tmp_path)
+    paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
+    assert paths == {"web/__init__.py", "docs/index.md"}
+    skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}
+    assert skipped["docs/ext/rfc.py"] == skipped["doc/sphinxext/gallery.py"] == "built-in exclusion"
+
+
 def test_a_test_named_helper_module_of_a_package_is_api(tmp_path: Path) -> None:
     """falcon's testing/test_case.py and peewee's playhouse/test_utils.py are documented
     API; a test-named module that defines a test, or nothing but data, is a test's."""

@@ -61,6 +61,9 @@ def _is_doc_source(path: str) -> bool:
     )
 
 
+# folders of a docs tree holding Sphinx extensions and theme code (falcon's docs/ext,
+# numpy's doc/sphinxext, flask-era docs/_themes): they build the docs, users never call them
+SPHINX_TOOLING = frozenset({"_ext", "ext", "sphinxext", "_themes"})
 SPHINX_DIRS = (*DEFAULT_DOC_DIRS, *(f"{d}/source" for d in DEFAULT_DOC_DIRS))
 _SOURCE_SUFFIX = re.compile(r"^source_suffix\s*=\s*(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 MAX_CONF_BYTES = 1 << 20
@@ -329,6 +332,13 @@ class _Walker:
             rel.startswith(d + "/") for d in ("docs", "doc", "docs/source", "doc/source")
         ):
             return SkipReason.BUILT_IN
+        folders = rel.split("/")[:-1] or [""]
+        if (
+            rel.endswith(".py")
+            and folders[0] in DEFAULT_DOC_DIRS
+            and not SPHINX_TOOLING.isdisjoint(folders)
+        ):
+            return SkipReason.BUILT_IN  # Sphinx's extensions and themes: build tooling, not API
         if self.excluded(rel):
             return SkipReason.EXCLUDED
         suffix = os.path.splitext(name)[1].lower()
