@@ -99,6 +99,17 @@ def test_an_index_dir_is_used_with_the_repository_it_was_built_from(
     assert "using" not in other.stderr
 
 
+def test_the_index_folder_written_two_ways_is_one_index(sample_repo: Path, tmp_path: Path) -> None:
+    """`.codecite` and the same folder as an absolute --index-dir: where the index is kept
+    is not a setting of what it holds, so neither build re-parses the other's files."""
+    assert run(sample_repo, "build").returncode == 0
+    absolute = str(sample_repo.resolve() / ".codecite")
+    again = run(tmp_path, "build", str(sample_repo), "--index-dir", absolute)
+    assert again.returncode == 0 and again.stdout.startswith("index is up to date"), again.stdout
+    query = run(tmp_path, "query", "skew", "-k", "1", "--index-dir", absolute)
+    assert query.returncode == 0 and "other settings" not in query.stderr
+
+
 def test_feedback_command(sample_repo: Path) -> None:
     run(sample_repo, "build")
     ok = run(sample_repo, "feedback", "down", "geokit.phase.skew", "--query", "skew")

@@ -221,9 +221,10 @@ class CodeciteConfig(CodeciteSettings):
 
     def digest(self) -> str:
         """A digest of every setting that changes what the index holds."""
-        # whom to trust, and how many processes parse, is not what is indexed
+        # whom to trust, how many processes parse and where the index is kept (`.codecite`
+        # or the same folder written as an absolute --index-dir) are not what is indexed
         data = self.model_dump(
-            exclude={"root", "source", "trust_index_from_elsewhere", "build_workers"}
+            exclude={"root", "source", "trust_index_from_elsewhere", "build_workers", "index_dir"}
         )
         blob = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
