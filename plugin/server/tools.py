@@ -9,6 +9,7 @@ error). Nothing here imports the MCP SDK or LlamaIndex.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from pathlib import Path
@@ -181,6 +182,10 @@ def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str,
     except (OSError, UnsafeFileError) as exc:
         raise ToolInputError(f"'{path}' cannot be read now ({exc}); rebuild the index") from exc
     lines = data.decode("utf-8", errors="replace").splitlines()
+    if start > len(lines):
+        raise ToolInputError(
+            f"'{path}' has {len(lines)} lines; lines {start}-{end} are past its end"
+        )
     first = max(1, start - context_lines)
     last = min(len(lines), end + context_lines, first + MAX_READ_LINES - 1)
     return {
@@ -191,6 +196,9 @@ def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str,
         "truncated": last < min(len(lines), end + context_lines),
         "text": "\n".join(lines[first - 1 : last]),
         "label": node_label(node.metadata) if node is not None else path,
+        # the file was edited since the build: a node's lines may have moved
+        "changed_since_build": hashlib.sha256(data).hexdigest()
+        != index.manifest["files"][path].get("digest"),
     }
 
 

@@ -93,6 +93,7 @@ def test_a_client_lists_the_tools_and_calls_each(repo: Path) -> None:
     assert out["read"]["text"] == "\n".join(lines[first["start_line"] - 1 : first["end_line"]])
     io_lines = (repo / "geokit" / "io.py").read_text(encoding="utf-8").splitlines()
     assert out["read_citation"]["text"] == "\n".join(io_lines[7:11])
+    assert out["read"]["changed_since_build"] is False
 
     lookup = out["lookup"]
     assert lookup["found"] and lookup["symbol"] == "geokit.io.load_survey"
@@ -123,6 +124,7 @@ def test_bad_calls_are_errors_a_model_can_act_on_and_the_server_goes_on(repo: Pa
             "kind": await error(s, "search", query="shift", kind="nonsense"),
             "outside": await error(s, "read", ref="../../etc/passwd:1-3"),
             "unknown_ref": await error(s, "read", ref="not a ref"),
+            "past_end": await error(s, "read", ref="geokit/io.py:500-600"),
             "question": await error(s, "ask", question=""),
             "after": await call(s, "search", query="load a survey line", k=1),
         }
@@ -133,6 +135,8 @@ def test_bad_calls_are_errors_a_model_can_act_on_and_the_server_goes_on(repo: Pa
     assert "unknown kind 'nonsense'" in out["kind"]
     assert "is not a file of the indexed corpus" in out["outside"]
     assert "neither a node id nor a citation" in out["unknown_ref"]
+    lines = len((repo / "geokit" / "io.py").read_text(encoding="utf-8").splitlines())
+    assert f"'geokit/io.py' has {lines} lines; lines 500-600 are past its end" in out["past_end"]
     assert "question is empty" in out["question"]
     assert out["after"]["results"], "the server stopped answering after bad calls"
 
@@ -154,16 +158,29 @@ def test_concurrent_calls_and_a_rebuild_mid_session(repo: Path) -> None:
             + '\n\ndef load_borehole(path):\n    """Read a borehole log file."""\n',
             encoding="utf-8",
         )
+        edited = await call(s, "read", ref="geokit/io.py:1-2")  # before the rebuild
         build(repo)  # a build replaces the index while the server runs
         after = await call(s, "lookup_symbol", name="geokit.io.load_borehole")
         status = await call(s, "index_status")
-        return {"answers": answers, "before": before, "after": after, "status": status}
+        fresh = await call(s, "read", ref="geokit/io.py:1-2")
+        return {
+            "answers": answers,
+            "before": before,
+            "after": after,
+            "status": status,
+            "edited": edited,
+            "fresh": fresh,
+        }
 
     out = session_run(repo, script)
     assert len(out["answers"]) == 10 and all(a["results"] for a in out["answers"])
     assert out["before"]["found"] is False
     assert out["after"]["found"] and out["after"]["summary"] == "Read a borehole log file."
     assert out["status"]["loads"] == 2 and out["status"]["stale"] is False
+    assert (out["edited"]["changed_since_build"], out["fresh"]["changed_since_build"]) == (
+        True,
+        False,
+    )
 
 
 def test_streamable_http_on_localhost(repo: Path) -> None:
