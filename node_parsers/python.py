@@ -16,6 +16,7 @@ This module is the public face; the work is done, by concern, in:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,26 @@ def _error_lines(root: Any) -> list[int]:
     return sorted(set(lines))
 
 
+# A module that writes its own namespace at run time (nilearn.plotting.cm's
+# ``globals().update(_cmap_d)``) has names no parse can list: validation says so.
+_ADDS_NAMES = re.compile(
+    rb"\b(?:globals|vars)\(\)\s*(?:\.update\b|\.setdefault\b|\[[^\]\n]*\]\s*=(?!=))"
+    rb"|\bsetattr\(\s*sys\.modules\[\s*__name__\s*\]"
+)
+
+
+def _without_getattr(root: Any, data: bytes) -> bytes:
+    """The source less a module ``__getattr__``, whose ``globals()[name] = value`` caches
+    what it answers (modelled apart: ``python_getattr``), not new names."""
+    for child in root.named_children:
+        definition = child.child_by_field_name("definition") or child
+        if definition.type == "function_definition" and (
+            definition.child_by_field_name("name").text == b"__getattr__"
+        ):
+            return data[: child.start_byte] + data[child.end_byte :]
+    return data
+
+
 def parse_python_source(
     source: bytes | str,
     source_path: str,
@@ -88,6 +109,9 @@ def parse_python_source(
     is_package = source_path.endswith(("__init__.py", "__init__.pyi"))
     walker = ModuleWalker(data, source_path, module, include_private, is_package)
     walker.walk(tree.root_node)
+    adds = _ADDS_NAMES.search(_without_getattr(tree.root_node, data))
+    if adds is not None:  # anywhere: a function writing globals() adds names too
+        walker.namespace.adds_names = " ".join(adds.group().decode("utf-8", "replace").split())
     errors = _error_lines(tree.root_node) if tree.root_node.has_error else []
     return PythonParseResult(
         walker.nodes,

@@ -26,6 +26,7 @@ class ModuleNamespace:
     has_getattr: bool = False
     getattr_model: dict[str, Any] | None = None  # python_getattr.GetattrModel, if readable
     instances: dict[str, str] = field(default_factory=dict)  # x = Cls(...): x -> "Cls"
+    adds_names: str | None = None  # how the module adds names at run time (globals().update)
     # a private class has no node, but a public class may inherit from it: its bases and
     # member names, so that validation knows what the public class inherits
     private_classes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -72,6 +73,7 @@ class ModuleNamespace:
             "getattr": self.getattr_model,
             "instances": self.instances,
             "private_classes": self.private_classes,
+            "adds_names": self.adds_names,
         }
 
     def resolve_relative(self, module_name: str) -> str:

@@ -594,3 +594,47 @@ def test_a_name_bound_in_a_package_shadows_its_submodule(tmp_path):
     result = validate_generated_code(code, table)
     assert result["errors"] == ["calc.solve() takes 2 positional arguments but 3 were given"]
     assert "calc.util.helper" in result["checked"]
+
+
+def test_a_decorated_init_makes_a_constructor_call_uncertain(tmp_path):
+    """pynwb's ``@docval`` on ``__init__`` rewrites what the constructor takes: a call
+    that does not bind to the written signature is a warning, never an error."""
+    pkg = tmp_path / "nwbpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .io import HDF5IO, Plain\n")
+    (pkg / "io.py").write_text(
+        "def docval(*specs):\n    return lambda f: f\n\n\n"
+        "class HDF5IO:\n    @docval({'name': 'path', 'type': str, 'doc': 'the file'},\n"
+        "            {'name': 'mode', 'type': str, 'doc': 'r, w or a'})\n"
+        "    def __init__(self, **kwargs):\n        self.kwargs = kwargs\n\n\n"
+        "class Plain:\n    def __init__(self, **kwargs):\n        self.kwargs = kwargs\n"
+    )
+    table = build_table(tmp_path, "nwbpkg")
+    result = validate_generated_code(
+        "import nwbpkg\nnwbpkg.HDF5IO('out.nwb', 'w')\nnwbpkg.Plain('out.nwb')\n", table
+    )
+    assert result["errors"] == ["nwbpkg.Plain() takes 0 positional arguments but 1 was given"]
+    [warning] = result["warnings"]
+    assert warning == (
+        "nwbpkg.HDF5IO() takes 0 positional arguments but 2 were given "
+        "(not certain: decorated with @docval(...))"
+    )
+
+
+def test_a_module_that_adds_names_at_run_time_has_no_provably_absent_name(tmp_path):
+    """nilearn's ``plotting/cm.py`` ends with ``globals().update(_cmap_d)``: a name the
+    parse cannot list may exist, so using one is a warning, not an error."""
+    pkg = tmp_path / "plotpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cm.py").write_text(
+        "_cmap_d = {'black_blue': 1}\n\n\ndef cold_hot():\n    return 2\n\n\n"
+        "globals().update(_cmap_d)\n"
+    )
+    (pkg / "fixed.py").write_text("def cold_hot():\n    return 2\n")
+    table = build_table(tmp_path, "plotpkg")
+    code = "from plotpkg import cm, fixed\ncm.black_blue\ncm.cold_hot()\nfixed.black_blue\n"
+    result = validate_generated_code(code, table)
+    assert result["errors"] == ["'plotpkg.fixed' has no attribute or submodule 'black_blue'"]
+    [warning] = result["warnings"]
+    assert "'plotpkg.cm' adds names at run time (globals().update)" in warning

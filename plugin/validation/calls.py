@@ -122,7 +122,7 @@ def function_doubt(decorators: Sequence[str]) -> str | None:
         if name in OVERLOAD_DECORATORS:
             return "overloaded"
         if name not in SAFE_DECORATORS and not name.endswith((".setter", ".getter", ".deleter")):
-            return f"decorated with @{raw}"
+            return f"decorated with @{_short_decorator(raw)}"
     return None
 
 
@@ -142,8 +142,14 @@ def _class_doubt(decorators: Sequence[str]) -> str | None:
     for raw in decorators:
         name = decorator_name(raw)
         if name not in DATACLASS_DECORATORS and name not in SAFE_CLASS_DECORATORS:
-            return f"decorated with @{raw}"
+            return f"decorated with @{_short_decorator(raw)}"
     return None
+
+
+def _short_decorator(raw: str) -> str:
+    """A decorator as one short line: ``docval(...)`` for a call spread over many lines."""
+    text = " ".join(raw.lstrip("@").split())
+    return text if len(text) <= 60 else f"{decorator_name(text)}(...)"
 
 
 def class_signature(
@@ -163,8 +169,9 @@ def class_signature(
         return None
     decorators = list(entry.get("decorators") or [])
     doubt = _class_doubt(decorators)
-    if entry.get("has_init"):
-        return Signature(tuple(entry.get("params") or ()), doubt)
+    if entry.get("has_init"):  # an __init__ decorated like pynwb's @docval may take anything
+        init = function_doubt((entry_of(f"{cls}.__init__") or {}).get("decorators") or [])
+        return Signature(tuple(entry.get("params") or ()), doubt or init)
     if _is_dataclass_like(decorators):
         fields = dataclass_params(cls, entry_of, bases_of)
         return None if fields is None else Signature(fields.params, doubt or fields.doubt)

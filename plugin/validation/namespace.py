@@ -222,12 +222,11 @@ class Namespace:
             return self._target_ref(display, f"{lazily['lazy'][name]}.{name}", depth)
         if ns.get("has_getattr") and (name in lazily.get("names", ()) or not lazily.get("closed")):
             why = "answers it at run time" if lazily else "cannot be read statically"
-            return Ref(
-                RefKind.UNKNOWN,
-                display,
-                probe=probe,
-                reason=f"'{owner.display}' defines a module __getattr__ that {why}",
-            )
+            reason = f"'{owner.display}' defines a module __getattr__ that {why}"
+            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=reason)
+        if ns.get("adds_names"):  # `globals().update(...)`: nilearn.plotting.cm's colormaps
+            reason = f"'{owner.display}' adds names at run time ({ns['adds_names']})"
+            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=reason)
         if f"{module}.{name}" in self.unindexed:
             return Ref(
                 RefKind.UNKNOWN,
