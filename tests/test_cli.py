@@ -99,6 +99,18 @@ def test_an_index_dir_is_used_with_the_repository_it_was_built_from(
     assert "using" not in other.stderr
 
 
+def test_a_relative_index_dir_is_read_from_the_current_folder(
+    sample_repo: Path, tmp_path: Path
+) -> None:
+    """`build REPO --index-dir idx/geokit` then `stats --index-dir idx/geokit`, from one
+    folder: one index, where the shell path says, not inside the repository."""
+    assert run(tmp_path, "build", str(sample_repo), "--index-dir", "idx/geokit").returncode == 0
+    assert (tmp_path / "idx" / "geokit" / "manifest.json").is_file()
+    assert not (sample_repo / "idx").exists()
+    stats = run(tmp_path, "stats", "--json", "--index-dir", "idx/geokit")
+    assert stats.returncode == 0 and json.loads(stats.stdout)["stale"] is False
+
+
 def test_the_index_folder_written_two_ways_is_one_index(sample_repo: Path, tmp_path: Path) -> None:
     """`.codecite` and the same folder as an absolute --index-dir: where the index is kept
     is not a setting of what it holds, so neither build re-parses the other's files."""

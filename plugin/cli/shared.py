@@ -10,6 +10,7 @@ import. Heavy modules (LlamaIndex, bm25s) are imported inside functions, so
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,7 +67,8 @@ def add_common_options(p: argparse.ArgumentParser) -> None:
 
 
 def settle_root(args: argparse.Namespace) -> None:
-    """Fill in ``args.root`` when neither ``-C`` nor a PATH gave it.
+    """Fill in ``args.root`` when neither ``-C`` nor a PATH gave it; a relative
+    ``--index-dir`` is read from the current folder, as a shell path is, by every command.
 
     An ``--index-dir`` index records the repository it was built from: run from another
     folder (``codecite stats --index-dir ~/idx/parso``), the command uses that repository,
@@ -74,18 +76,20 @@ def settle_root(args: argparse.Namespace) -> None:
     `codecite build` would replace the index with one of the wrong tree. A recorded
     folder that no longer exists leaves the current folder. Said on stderr when it applies.
     """
+    from pathlib import Path
+
+    if getattr(args, "index_dir", None) and "\x00" not in args.index_dir:
+        args.index_dir = os.path.abspath(args.index_dir)  # as a shell path: from here
     if not hasattr(args, "root") or args.root is not None:
         return  # no such option, or -C given
     args.root = "."
     if getattr(args, "root_pos", None) or not getattr(args, "index_dir", None):
         return
-    from pathlib import Path
-
-    index_dir = Path(args.index_dir).resolve()  # relative to the current folder, the root
+    index_dir = Path(args.index_dir)
     recorded = recorded_root(index_dir)
     if recorded is None or recorded == Path.cwd().resolve():
         return
-    args.root, args.index_dir = str(recorded), str(index_dir)
+    args.root = str(recorded)
     print(
         f"codecite {args.command}: using '{recorded}', the repository the index at "
         f"'{index_dir}' was built from (-C PATH chooses another)",
