@@ -161,6 +161,9 @@ class _Walker:
     def link_target_ok(self, path: str) -> bool:
         try:
             target = os.path.realpath(path, strict=True)
+        except FileNotFoundError:  # points at nothing (scanpy's notebooks -> a missing folder)
+            self.skip(self.rel(path), SkipReason.LINK_BROKEN)
+            return False
         except (OSError, RuntimeError):
             self.skip(self.rel(path), SkipReason.LINK_LOOP)
             return False

@@ -157,6 +157,11 @@ CASES = {
         "docs/loop.md", _link("docs/loop.md", "loop.md"), skipped="symlink loop"
     ),
     "link_dir_cycle": Case("docs/cycle", _link("docs/cycle", "."), skipped="symlink loop"),
+    "link_to_nothing": Case(
+        "docs/gone.ipynb",
+        _link("docs/gone.ipynb", "../notebooks/gone.ipynb"),
+        skipped="symlink to nothing",
+    ),
     "space_and_unicode": Case(
         "docs/notes été ü.md", _write("docs/notes été ü.md", "# Ünïcode title\n\nbody\n")
     ),
@@ -297,6 +302,7 @@ def test_all_bad_files_together_cli_text(tmp_path: Path) -> None:
         "binary (NUL bytes)",
         "symlink outside the repository",
         "symlink loop",
+        "symlink to nothing",
         "file name is not valid UTF-8",
     ):
         assert f"skipped ({reason})" in stats.stdout
