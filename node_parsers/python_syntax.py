@@ -20,6 +20,24 @@ def text(node: Any) -> str:
     return node.text.decode("utf-8", errors="replace") if node is not None else ""
 
 
+def code_text(node: Any) -> str:
+    """The node's source without its comments: a parameter list's ``# noqa: ARG003``
+    is no part of the signature it is shown as."""
+    if node is None:
+        return ""
+    data, start, cuts = node.text, node.start_byte, []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "comment":
+            cuts.append((n.start_byte - start, n.end_byte - start))
+        else:
+            stack.extend(n.children)
+    for a, b in sorted(cuts, reverse=True):
+        data = data[:a] + data[b:]
+    return data.decode("utf-8", errors="replace")
+
+
 def is_private(name: str) -> bool:
     """``_name`` but not ``__dunder__``."""
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))

@@ -23,6 +23,7 @@ from .python_namespace import ModuleNamespace
 from .python_params import format_parameters, parse_parameters
 from .python_syntax import (
     class_field,
+    code_text,
     decorators,
     docstring_of,
     is_private,
@@ -284,7 +285,7 @@ class ModuleWalker:
         ret = definition.child_by_field_name("return_type")
         is_async = text(definition).startswith("async")
         decos = decorators(outer)
-        signature = squash(f"{name}{text(params_node)}") + (f" -> {text(ret)}" if ret else "")
+        signature = squash(f"{name}{code_text(params_node)}") + (f" -> {text(ret)}" if ret else "")
         if is_async:
             signature = "async " + signature
         body = definition.child_by_field_name("body")

@@ -317,3 +317,16 @@ def test_a_byte_order_mark_changes_nothing() -> None:
             (n.text, n.metadata) for n in plain.nodes
         ]
         assert not any("\ufeff" in n.text for n in result.nodes)
+
+
+def test_a_signature_leaves_out_the_comments_of_its_parameter_list() -> None:
+    """nilearn's ``find_cut_coords(cls, img=None,  # noqa: ARG003`` read as if the next
+    parameters were commented out."""
+    source = (
+        "def find_cut_coords(\n    img=None,  # noqa: ARG003\n    threshold=None,  # keep '#'\n"
+        "    label='#1',\n) -> list:\n    '''Find.'''\n"
+    )
+    [node] = parse_python_source(source, "pkg/m.py", "pkg.m").nodes
+    signature = "find_cut_coords(img=None, threshold=None, label='#1') -> list"
+    assert node.metadata["signature"] == signature
+    assert "noqa" not in node.get_content() and "label='#1'" in node.get_content()
