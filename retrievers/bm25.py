@@ -86,11 +86,15 @@ class CodeciteRetriever(LexicalScorer, BM25Retriever):
 
     node_postprocessors: Sequence[Any] = ()  # LlamaIndex rerankers, after the ranking
 
+    def retrieve_explained(self, query: str | QueryBundle) -> Any:
+        """What ``retrieve`` returns, as a ``RetrievedContext``: the hits after the
+        ``node_postprocessors``, each with every term of its composed score and the
+        reranker's beside it (``breakdown[node_id].rerank_score``; ``explain_text``)."""
+        text = query.query_str if isinstance(query, QueryBundle) else str(query)
+        return rerank_context(self.retrieve_context(query), self.node_postprocessors, text)
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        ctx = rerank_context(
-            self.retrieve_context(query_bundle), self.node_postprocessors, query_bundle.query_str
-        )
-        return [to_node_with_score(hit) for hit in ctx.nodes]
+        return [to_node_with_score(hit) for hit in self.retrieve_explained(query_bundle).nodes]
 
     # -- persistence ---------------------------------------------------------------------
     def persist(self, path: str, encoding: str = "utf-8", **kwargs: Any) -> None:

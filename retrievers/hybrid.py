@@ -212,11 +212,14 @@ class HybridRetriever(BaseRetriever):
 
     node_postprocessors: Sequence[Any] = ()  # LlamaIndex rerankers, after the fusion
 
+    def retrieve_explained(self, query: str | QueryBundle) -> RetrievedContext:
+        """The fused hits after the ``node_postprocessors``, with their breakdowns (as
+        ``CodeciteRetriever.retrieve_explained``)."""
+        text = query.query_str if isinstance(query, QueryBundle) else str(query)
+        return rerank_context(self.retrieve_context(query), self.node_postprocessors, text)
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        ctx = self.retrieve_context(query_bundle)
-        return rerank_context(
-            ctx, self.node_postprocessors, query_bundle.query_str
-        ).node_with_scores()
+        return self.retrieve_explained(query_bundle).node_with_scores()
 
     def _query_vector(self, embed: Callable[[str], Sequence[float]], query: str) -> np.ndarray:
         vector = np.asarray(embed(query), dtype=np.float32)

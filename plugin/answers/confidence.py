@@ -65,7 +65,6 @@ __all__ = [
 ]
 
 
-NOT_MEASURED = ("unknown_name", "vague")  # signals read from the question's words alone
 
 
 @dataclass(frozen=True)
@@ -82,12 +81,6 @@ class Confidence:
     rule: str
     reason: str
     features: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def measured(self) -> bool:
-        """Did a number decide (coverage, score, a configured floor)? An unknown name or a
-        vague question is decided by what the question says, and has no score to show."""
-        return self.features.get("fell_short") not in NOT_MEASURED
 
 
 def assess(

@@ -158,8 +158,7 @@ def clarification(actx: AssembledContext, rewrite: Rewrite) -> tuple[str, list[d
     lines = [
         f"I need a clarification before answering {rewrite.original!r}.",
         f"What I understood: {', '.join(understood)}.",
-        f"What is missing: evidence strong enough to answer ({conf.reason}"
-        + (f"; score {conf.score:.2f}, floor {conf.floor:.2f})." if conf.measured else ")."),
+        f"What is missing: evidence strong enough to answer ({conf.reason}).",
     ]
     options = [_option(i, n) for i, n in enumerate(actx.candidates[:MAX_OPTIONS], 1)]
     if options:

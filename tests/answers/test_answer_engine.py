@@ -133,7 +133,7 @@ def test_clarification_text_and_options(floored_index) -> None:
     r = floored_index.ask("how do I correct static shift")
     text = str(r)
     assert "What I understood: intent question." in text
-    assert "score 3.15, floor 4.00" in text
+    assert "(top score 3.15 < floor 4.00)." in text and "; score" not in text
     assert [o["option"] for o in r.metadata["options"]] == [1, 2, 3]
     assert r.metadata["options"][0] == {
         "option": 1,

@@ -54,9 +54,11 @@ def test_the_engine_reranks_the_evidence_and_explain_shows_both_scores(index) ->
     plain = index.as_query_engine().query("how do I correct static shift?")
     assert plain.metadata["confidence"] == response.metadata["confidence"]  # decided before
 
-    from codecite.retrievers.rerank import rerank_context
-
-    ctx = rerank_context(index.query(QUERY, k=3), [ShortestFirst()])
+    retriever = index.as_retriever(3, node_postprocessors=[ShortestFirst()])
+    ctx = retriever.retrieve_explained(QUERY)
+    assert [h.node.node_id for h in ctx.nodes] == [
+        n.node.node_id for n in retriever.retrieve(QUERY)
+    ]
     first = ctx.breakdown[ctx.nodes[0].node.node_id]
     assert first.rerank_score == pytest.approx(ctx.nodes[0].score)
     assert first.final > 0 and first.final != first.rerank_score  # s(c) kept beside it
@@ -69,3 +71,4 @@ def test_the_hybrid_retriever_reranks_after_its_fusion(index) -> None:
     hybrid = index.as_retriever(8, dense=True, node_postprocessors=[ShortestFirst()])
     lengths = [len(n.node.get_content()) for n in hybrid.retrieve(QUERY)]
     assert lengths and lengths == sorted(lengths)
+    assert "reranked by ShortestFirst: " in explain_text(hybrid.retrieve_explained(QUERY))
