@@ -360,9 +360,9 @@ class CodeciteIndex:
     # -- answers (codecite.answers.engine) ---------------------------------------------------
     def as_query_engine(self, **kwargs: Any) -> Any:
         """A ``CodeciteQueryEngine`` over this index (cited answer or clarification)."""
-        from codecite.answers.engine import CodeciteQueryEngine
+        from codecite.answers.engine import CodeciteQueryEngine, engine_options
 
-        return CodeciteQueryEngine(index=self, **kwargs)
+        return CodeciteQueryEngine(index=self, **engine_options("as_query_engine", kwargs))
 
     def as_chat_engine(self, **kwargs: Any) -> Any:
         """A LlamaIndex chat engine over this index: cited answers, follow-ups kept."""

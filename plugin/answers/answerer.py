@@ -48,6 +48,7 @@ from codecite.answers.registry import ProjectRegistry
 from codecite.answers.routing import Intent, content_query, route_query
 from codecite.answers.session import Turn
 from codecite.answers.texts import clarification, index_summary, offline_answer, workflow_notice
+from codecite.errors import QueryError
 from codecite.retrievers.rerank import rerank_context
 from codecite.retrievers.results import Scored
 from codecite.vocabulary import CODE_KINDS
@@ -169,6 +170,8 @@ class Answerer:
 
     def prepare(self, query: str) -> Prepared:
         """Rewrite, resolve, route, retrieve, assess and assemble (no answer yet)."""
+        if not isinstance(query, str) or not query.strip():  # as index.ask says it
+            raise QueryError("the question is empty; ask a question or name a symbol")
         registry = self._registry()
         rewrite = rewrite_followup(query, self.session, registry)
         standalone = rewrite.standalone

@@ -50,8 +50,11 @@ class CodeciteChatEngine(BaseChatEngine):
     """
 
     def __init__(self, index: Any, **answer_options: Any) -> None:
-        self._index = index
-        self._options = answer_options
+        from codecite.answers.engine import ENGINE_OPTIONS, engine_options
+
+        self._index = index  # the chat keeps its own session
+        allowed = ENGINE_OPTIONS - {"session"}
+        self._options = engine_options("as_chat_engine", answer_options, allowed)
         self._session = Session()
         self._history: list[ChatMessage] = []
         self._lock = threading.Lock()  # one message at a time: turns build on each other

@@ -65,8 +65,6 @@ __all__ = [
 ]
 
 
-
-
 @dataclass(frozen=True)
 class Confidence:
     """The decision and the numbers behind it.

@@ -8,6 +8,7 @@ a ``Response`` (or ``StreamingResponse``) whose ``source_nodes`` are
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import Any
 
 from llama_index.core.base.response.schema import Response, StreamingResponse
@@ -94,12 +95,37 @@ class CodeciteQueryEngine(CustomQueryEngine):
         return Response(answer.text, answer.sources, answer.metadata)
 
 
+ENGINE_OPTIONS = frozenset(CodeciteQueryEngine.model_fields) - {"index"}
+
+
+def engine_options(
+    where: str, options: dict[str, Any], allowed: frozenset[str] = ENGINE_OPTIONS
+) -> dict[str, Any]:
+    """``options`` of ``where()`` (``as_query_engine``, ``as_chat_engine``, ``as_tools``)
+    checked by name, as a function's keywords are: a misspelt one is an error naming the
+    close one, not a setting silently ignored. ``k`` is ``similarity_top_k`` (as in ask)."""
+    out = dict(options)
+    if "k" in out:
+        out["similarity_top_k"] = out.pop("k")
+    for name in out:
+        if name not in allowed:
+            near = get_close_matches(name, allowed, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise TypeError(
+                f"{where}() got an unexpected keyword argument {name!r}{hint}; "
+                f"it takes {', '.join(sorted(allowed))}"
+            )
+    return out
+
+
 __all__ = [
     "DEFAULT_ANSWER_PROMPT",
+    "ENGINE_OPTIONS",
     "PATH_ANSWER",
     "PATH_CLARIFY",
     "PATH_OFFLINE",
     "WORKFLOW_RULE",
     "CodeciteQueryEngine",
+    "engine_options",
     "resolve_llm",
 ]

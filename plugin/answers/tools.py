@@ -19,6 +19,7 @@ from codecite.answers.protocols import IndexLike
 
 logger = logging.getLogger(__name__)
 SEARCH_K = 8
+MAX_SEARCH_K = 50
 MAX_SNIPPET = 240
 
 ASK_DESCRIPTION = (
@@ -58,8 +59,15 @@ def search_rows(index: IndexLike, query: str, k: int = SEARCH_K) -> list[dict[st
 
 def _search_fn(index: IndexLike) -> Any:
     def codecite_search(query: str, k: int = SEARCH_K) -> str:
-        """Ranked, cited evidence for ``query`` as JSON rows."""
-        rows = search_rows(index, query, k=max(1, min(int(k), 50)))
+        """Ranked, cited evidence for ``query`` as JSON rows (an error the model can act on
+        for an empty query or a ``k`` outside 1-50, as the MCP server's ``search``)."""
+        if not isinstance(query, str) or not query.strip():
+            return json.dumps({"error": "query is empty: pass words or a symbol name"})
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_SEARCH_K:
+            return json.dumps(
+                {"error": f"k must be an integer from 1 to {MAX_SEARCH_K}, got {k!r}"}
+            )
+        rows = search_rows(index, query, k=k)
         return json.dumps({"query": query, "results": rows}, indent=1)
 
     return codecite_search
@@ -87,10 +95,11 @@ def as_tools(
         >>> tools = codecite.as_tools(codecite.load("."))           # doctest: +SKIP
         >>> agent = ReActAgent(tools=tools, llm=my_llm)             # doctest: +SKIP
     """
-    from codecite.answers.engine import CodeciteQueryEngine
+    from codecite.answers.engine import CodeciteQueryEngine, engine_options
 
     project = _project(index)
-    engine = CodeciteQueryEngine(index=index, llm=llm, session=session, **engine_kwargs)
+    options = engine_options("as_tools", engine_kwargs)
+    engine = CodeciteQueryEngine(index=index, llm=llm, session=session, **options)
     return [
         QueryEngineTool.from_defaults(
             query_engine=engine,

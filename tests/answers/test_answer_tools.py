@@ -79,3 +79,25 @@ def test_stock_react_agent_drives_the_tools(geokit_index) -> None:
     assert "geokit/io.py:9-14" in final
     assert len(llm.prompts) == 4
     assert "codecite_ask" in llm.prompts[0]  # the tool descriptions reach the model
+
+
+def test_options_are_checked_by_name_and_empty_questions_refused(geokit_index) -> None:
+    """A misspelt option was silently ignored (`token_budgett=5`), `k` was ignored by
+    the engine, and an empty question got a clarification instead of an error."""
+    from codecite.errors import QueryError
+
+    for make in (geokit_index.as_query_engine, geokit_index.as_chat_engine):
+        with pytest.raises(TypeError, match=r"'token_budgett' \(did you mean 'token_budget'\?\)"):
+            make(token_budgett=5)
+    with pytest.raises(TypeError, match="as_tools\\(\\) got an unexpected keyword argument"):
+        codecite.as_tools(geokit_index, totally_bogus=True)
+    engine = geokit_index.as_query_engine(k=1)
+    assert engine.similarity_top_k == 1
+    assert len(engine.query("how do I load a survey line?").source_nodes) == 1
+    for ask in (engine.query, geokit_index.as_chat_engine().chat):
+        with pytest.raises(QueryError, match="the question is empty"):
+            ask("   ")
+    search = codecite.as_tools(geokit_index)[1]
+    for bad, message in (({"query": " "}, "query is empty"), ({"query": "x", "k": 0}, "k must")):
+        assert message in json.loads(search.call(**bad).content)["error"]
+    assert json.loads(search.call(query="load survey", k=2).content)["results"]
