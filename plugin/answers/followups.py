@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from codecite.answers.registry import WORDS, ProjectRegistry
 from codecite.answers.session import Session, Turn
+from codecite.retrievers.tokenizer import is_compound
 from codecite.vocabulary import LEAD_IN_WORDS
 
 logger = logging.getLogger(__name__)
@@ -114,14 +115,25 @@ def _rewrite_repeat(query: str, session: Session) -> str | None:
     return last.standalone if all(w in _FILLER for w in words) else None
 
 
+def _written_name(leaf: str, text: str) -> tuple[int, int] | None:
+    """Where ``text`` writes ``leaf`` as a name: a compound (``load_survey``), dotted,
+    in backticks or called. The same letters as a plain word are English: "run" of
+    ``Agent.run`` in "run the static shift correction" is no name to swap."""
+    for m in re.finditer(rf"[\w.]*\b{re.escape(leaf)}\b", text):
+        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+        if is_compound(leaf) or "." in m.group() or before == "`" or after in ("(", "`"):
+            return m.span()
+    return None
+
+
 def _rewrite_other(query: str, session: Session) -> str | None:
     last = session.last
     if last is None or not _OTHER.search(query) or len(last.symbols) < 2:
         return None
     first, other = last.symbols[0], last.symbols[1]
-    leaf = first.rsplit(".", 1)[-1]
-    if re.search(rf"\b{re.escape(leaf)}\b", last.standalone):
-        return re.sub(rf"\b{re.escape(leaf)}\b", other, last.standalone, count=1)
+    span = _written_name(first.rsplit(".", 1)[-1], last.standalone)
+    if span is not None:
+        return last.standalone[: span[0]] + other + last.standalone[span[1] :]
     return f"{last.standalone.rstrip(' ?.!')} with {other}"
 
 

@@ -124,6 +124,27 @@ def test_rewrite_rules_unit() -> None:
         rewrite_followup("show me an example of that", s, REG).standalone
         == "show me an example of geokit.a.estimate_ss_ama"
     )
+    # the first symbol's leaf written as a name is swapped for the second; as an English
+    # word ("run" of Agent.run in "run the correction") it is left alone
+    for asked, symbols, standalone in (
+        (
+            "what does `estimate_ss_ama` return",
+            ("geokit.a.estimate_ss_ama", "geokit.a.Other"),
+            "what does `geokit.a.Other` return",
+        ),
+        (
+            "run the static shift correction on L3",
+            ("geokit.a.Agent.run", "geokit.a.Agent"),
+            "run the static shift correction on L3 with geokit.a.Agent",
+        ),
+        (
+            "call Agent.run() on L3",
+            ("geokit.a.Agent.run", "geokit.a.Agent.plot"),
+            "call geokit.a.Agent.plot() on L3",
+        ),
+    ):
+        turn = Turn(asked, asked, "question", "offline_answer", symbols=symbols)
+        assert rewrite_followup("and the other one?", _session(turn), REG).standalone == standalone
     standalone = "how do I load a survey line and sort the stations by latitude"
     assert rewrite_followup(standalone, s, REG).rule is None
     assert rewrite_followup("now do it on line 3", None, REG).rule is None
