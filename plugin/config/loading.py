@@ -67,26 +67,30 @@ def explicit_index_dir(value: Any) -> str:
     return str(value)
 
 
-def check_index_dir(cfg: CodeciteConfig) -> None:
-    """The index folder is replaced by every build: never the root or what is indexed."""
+def check_index_dir(cfg: CodeciteConfig, explicit: bool = False) -> None:
+    """The index folder is replaced by every build: never the root or what is indexed.
+    ``explicit``: it was given as ``--index-dir`` / ``index_dir=``, not by a settings file."""
     index = cfg.index_path.resolve()
-    source = cfg.source or "keyword arguments"
+    problem = None
     if index == cfg.root or index in cfg.root.parents:
-        raise fail(
-            "index_dir",
-            source,
-            f"names '{cfg.index_dir}', which is the repository root or a folder above it",
-            'use a folder of its own, e.g. ".codecite"',
-        )
+        problem = f"names '{cfg.index_dir}', which is the repository root or a folder above it"
     for name in (*cfg.roots, *cfg.root_docs, *cfg.package_dirs.values()):
         target = (cfg.root / name).resolve()
-        if target == index or index in target.parents:
-            raise fail(
-                "index_dir",
-                source,
-                f"names '{cfg.index_dir}', which holds the indexed '{name}'",
-                'use a folder of its own, e.g. ".codecite"',
-            )
+        if problem is None and (target == index or index in target.parents):
+            problem = f"names '{cfg.index_dir}', which holds the indexed '{name}'"
+    if problem is None:
+        return
+    if explicit:  # the user's flag, not a key of their settings file
+        raise ConfigError(
+            f"--index-dir (index_dir=) {problem}; a build replaces that folder: give one of "
+            "its own, e.g. .codecite"
+        )
+    raise fail(
+        "index_dir",
+        cfg.source or "keyword arguments",
+        problem,
+        'use a folder of its own, e.g. ".codecite"',
+    )
 
 
 def load_config(
@@ -121,5 +125,5 @@ def load_config(
     values.setdefault("root_docs", default_root_docs(root_path))
     values.setdefault("recipes", default_recipes(root_path, values["roots"]))
     cfg = CodeciteConfig(root=root_path, source=source, **values)
-    check_index_dir(cfg)
+    check_index_dir(cfg, explicit=index_dir is not None)
     return cfg

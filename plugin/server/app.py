@@ -76,7 +76,14 @@ def make_server(resident: ResidentIndex, llm: Any = None) -> Any:
         raise UsageError("codecite mcp needs the MCP SDK: pip install 'codecite[mcp]'") from exc
 
     project = _project(resident)
-    server = MCPServer(name="codecite", instructions=INSTRUCTIONS.format(project=project))
+    from codecite import __version__
+
+    server = MCPServer(
+        name="codecite",
+        version=__version__,
+        instructions=INSTRUCTIONS.format(project=project),
+        log_level="WARNING",  # no per-request access log (uvicorn's goes to stdout)
+    )
     sessions = tools.Sessions()
 
     def guarded(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:

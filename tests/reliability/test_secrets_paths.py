@@ -179,12 +179,15 @@ def test_explicit_index_dir_may_lie_outside(sample_repo: Path, tmp_path: Path) -
 
 
 @pytest.mark.parametrize("given", [".", "..", "/", "geokit", "docs/.."])
-def test_explicit_index_dir_never_replaces_the_repository(sample_repo: Path, given: str) -> None:
+def test_explicit_index_dir_never_replaces_the_repository(
+    sample_repo: Path, given: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = sorted(str(p) for p in sample_repo.rglob("*"))
-    with pytest.raises(ConfigError, match="key 'index_dir' names"):
-        codecite.build(sample_repo, index_dir=given)
+    with pytest.raises(ConfigError, match=r"^--index-dir \(index_dir=\) names"):
+        codecite.build(sample_repo, index_dir=given)  # relative to the root
+    monkeypatch.chdir(sample_repo)  # the command line reads it from the current folder
     code, _, err = cli_inproc("build", str(sample_repo), "--index-dir", given)
-    assert code == 2 and "index_dir" in err
+    assert code == 2 and "--index-dir (index_dir=) names" in err
     assert sorted(str(p) for p in sample_repo.rglob("*")) == before
 
 

@@ -14,6 +14,8 @@ from typing import Any
 import anyio
 import pytest
 
+import codecite
+
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
@@ -209,22 +211,24 @@ def test_streamable_http_on_localhost(repo: Path) -> None:
         async with streamable_http_client(url) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
-                await session.initialize()
+                hello = await session.initialize()
                 listed = await session.list_tools()
                 found = await call(session, "search", query="load a survey line", k=2)
-                return [t.name for t in listed.tools], found
+                return [t.name for t in listed.tools], found, hello.server_info.version
 
     try:
-        names, found = anyio.run(script)
+        names, found, version = anyio.run(script)
     finally:
         server.terminate()
         try:
-            server.wait(timeout=60)
+            out, _ = server.communicate(timeout=60)
         except subprocess.TimeoutExpired:  # it would not stop: end it
             server.kill()
-            server.wait()
+            out, _ = server.communicate()
     assert set(names) == TOOLS
     assert found["results"][0]["citation"]
+    assert version == codecite.__version__
+    assert b"POST /mcp" not in out  # stdout carries no request log
 
 
 def test_an_index_held_by_a_call_survives_a_rebuild(repo: Path) -> None:
