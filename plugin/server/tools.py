@@ -126,12 +126,17 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
         near = [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
         return {"name": name, "found": False, "did_you_mean": near}
     node = next((n for n in nodes if n.metadata.get("kind") != "module_doc"), nodes[0])
+    node_symbol = node.metadata.get("symbol") or symbol
+    alias = _alias_target(index, node.metadata)
+    if alias is not None:  # `ib = attr = attrib`: the definition, with its signature
+        symbol, node = alias
     meta = node.metadata
     doc = (meta.get("docstring") or "").strip()
     return {
         "name": name,
         "found": True,
         "symbol": symbol,
+        **({"alias": node_symbol} if alias is not None else {}),
         "kind": meta.get("kind"),
         "symbol_type": meta.get("symbol_type"),
         "signature": meta.get("signature"),
@@ -142,6 +147,25 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
         "citation": citation(meta),
         "related": _related(index, symbol, meta),
     }
+
+
+_NAME = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _alias_target(index: Any, meta: dict[str, Any]) -> tuple[str, Any] | None:
+    """The definition a module-level ``name = other_name`` assignment re-binds, if indexed."""
+    if meta.get("symbol_type") != "assignment":
+        return None
+    value = str(meta.get("signature") or "").rsplit("=", 1)[-1].strip()
+    if not _NAME.fullmatch(value):
+        return None
+    for candidate in (f"{meta.get('module')}.{value}", value):
+        target = index.resolve_symbol(candidate)
+        nodes = index.symbol_nodes(target) if target and target != meta.get("symbol") else []
+        defined = [n for n in nodes if n.metadata.get("symbol_type") not in (None, "assignment")]
+        if defined:
+            return target, defined[0]
+    return None
 
 
 def _related(index: Any, symbol: str, meta: dict[str, Any]) -> list[str]:

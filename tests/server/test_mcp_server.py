@@ -246,3 +246,24 @@ def test_an_index_held_by_a_call_survives_a_rebuild(repo: Path) -> None:
     assert lookup_symbol(resident, "geokit.extra.fresh")["found"]  # the next call: new index
     assert validate_code(resident, "from geokit.extra import fresh\n")["ok"]
     assert resident.loads == 2
+
+
+def test_lookup_symbol_follows_an_alias_to_its_definition(tmp_path: Path) -> None:
+    """attrs' ``ib = attr = attrib``: an agent asking for ``pkg.ib`` gets ``attrib``'s
+    signature and summary, not a one-line assignment with no parameters."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "fieldkit").mkdir()
+    (tmp_path / "fieldkit" / "__init__.py").write_text(
+        'def attrib(default=None, *, validator=None):\n    """Make a field."""\n\n\n'
+        "ib = attr = attrib\nLIMIT = 3\n"
+    )
+    build(tmp_path)
+    resident = ResidentIndex(tmp_path)
+    found = lookup_symbol(resident, "fieldkit.ib")
+    assert (found["symbol"], found["alias"]) == ("fieldkit.attrib", "fieldkit.ib")
+    assert [p["name"] for p in found["params"]] == ["default", "validator"]
+    assert found["summary"] == "Make a field."
+    plain = lookup_symbol(resident, "fieldkit.LIMIT")  # a value, not an alias
+    assert plain["symbol"] == "fieldkit.LIMIT" and "alias" not in plain
