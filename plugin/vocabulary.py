@@ -32,7 +32,7 @@ DOC_KINDS = frozenset(
 PAGE_KINDS = frozenset({NodeKind.DOC_SECTION.value, NodeKind.RECIPE.value})  # one page, many
 
 PYTHON_SUFFIXES = (".py", ".pyi")
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".qmd")  # .qmd: Quarto, Markdown with chunks
 RST_SUFFIXES = (".rst", ".txt")
 DOC_SUFFIXES = MARKDOWN_SUFFIXES + RST_SUFFIXES  # other named root docs read as Markdown
 NOTEBOOK_SUFFIX = ".ipynb"

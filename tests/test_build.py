@@ -238,6 +238,24 @@ def test_sphinx_extensions_and_themes_in_the_docs_are_not_indexed(tmp_path: Path
     assert skipped["docs/ext/rfc.py"] == skipped["doc/sphinxext/gallery.py"] == "built-in exclusion"
 
 
+def test_quarto_pages_are_read_as_markdown(tmp_path: Path) -> None:
+    """bambi's docs are Quarto (.qmd): Markdown with a YAML header and code chunks."""
+    (tmp_path / "fit").mkdir()
+    (tmp_path / "fit" / "__init__.py").write_text('def model():\n    """Make a model."""\n')
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "priors.qmd").write_text(
+        '---\ntitle: "Priors"\nformat: html\n---\n\n## Setting priors\n\n'
+        "Pass a dictionary of priors to `model`.\n\n```{python}\nfit.model()\n```\n"
+    )
+    codecite.build(tmp_path)
+    sections = [
+        n for n in codecite.load(tmp_path).nodes if n.metadata["source_path"].endswith(".qmd")
+    ]
+    assert [n.metadata["kind"] for n in sections] == ["doc_section"]
+    assert "Setting priors" in sections[0].get_content()
+    assert "dictionary of priors" in sections[0].get_content()
+
+
 def test_a_test_named_helper_module_of_a_package_is_api(tmp_path: Path) -> None:
     """falcon's testing/test_case.py and peewee's playhouse/test_utils.py are documented
     API; a test-named module that defines a test, or nothing but data, is a test's."""

@@ -52,7 +52,7 @@ from .fields import (
     refuse_unknown,
 )
 
-DEFAULT_SUFFIXES = (".py", ".rst", ".md", ".ipynb")
+DEFAULT_SUFFIXES = (".py", ".rst", ".md", ".qmd", ".ipynb")
 DEFAULT_INDEX_DIR = ".codecite"
 DEFAULT_CONFIDENCE_FLOOR: float | None = None  # None: calibrated per index
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024

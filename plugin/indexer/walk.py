@@ -62,8 +62,8 @@ def _is_doc_source(path: str) -> bool:
 
 
 # folders of a docs tree holding Sphinx extensions and theme code (falcon's docs/ext,
-# numpy's doc/sphinxext, flask-era docs/_themes): they build the docs, users never call them
-SPHINX_TOOLING = frozenset({"_ext", "ext", "sphinxext", "_themes"})
+# numpy's doc/sphinxext, flask-era docs/_themes, Quarto's _extensions): they build the docs
+SPHINX_TOOLING = frozenset({"_ext", "ext", "sphinxext", "_themes", "_extensions"})
 SPHINX_DIRS = (*DEFAULT_DOC_DIRS, *(f"{d}/source" for d in DEFAULT_DOC_DIRS))
 _SOURCE_SUFFIX = re.compile(r"^source_suffix\s*=\s*(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 MAX_CONF_BYTES = 1 << 20

@@ -85,9 +85,9 @@ def test_a_file_of_another_type_is_skipped_with_a_warning(caplog) -> None:
     skipped = [r.getMessage() for r in caplog.records]
     assert skipped == [
         "CodecitePythonNodeParser skips 'docs/a.md': it reads .py, .pyi files",
-        "CodeciteDocSectionNodeParser skips 'pkg/box.py': it reads .md, .markdown, .rst, "
-        ".txt files",
-        "CodeciteRecipeNodeParser skips 'pkg/box.py': it reads .md, .markdown files",
+        "CodeciteDocSectionNodeParser skips 'pkg/box.py': it reads .md, .markdown, .qmd, "
+        ".rst, .txt files",
+        "CodeciteRecipeNodeParser skips 'pkg/box.py': it reads .md, .markdown, .qmd files",
     ]
     mixed = PythonNodeParser().get_nodes_from_documents([md, py])
     assert {n.metadata["source_path"] for n in mixed} == {"pkg/box.py"}
