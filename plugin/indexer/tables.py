@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,35 @@ def public_names(keys: Keys, table: SymbolTable) -> dict[str, str]:
         for alias, target in table.public_aliases().items()
         if target in indexed and "__main__" not in alias.split(".")  # a script imports, no API
     }
-    return {**bindings, **names}
+    names = {**bindings, **names}
+    return {**module_alias_names(table, indexed, names), **names}
+
+
+MAX_MODULE_ALIAS_NAMES = 50_000  # names made through module aliases (scanpy.pp.*), at most
+
+
+def module_alias_names(
+    table: SymbolTable, indexed: set[str], names: dict[str, str]
+) -> dict[str, str]:
+    """The names a public module alias gives: scanpy's ``from . import preprocessing as
+    pp`` makes ``scanpy.pp.normalize_total`` the ``scanpy.preprocessing`` name it stands
+    for (and so the function that one re-exports), as Python binds it."""
+    out: dict[str, str] = {}
+    known = sorted({*indexed, *names})
+    for module, ns in sorted(table.modules.items()):
+        for name, imported in sorted(ns.get("imports", {}).items()):
+            alias = f"{module}.{name}"
+            public = not any(part.startswith("_") for part in alias.split("."))
+            if not public or imported not in table.modules or alias in table.modules:
+                continue
+            if alias in table.symbols or imported == alias:
+                continue
+            prefix = imported + "."
+            for i in range(bisect_left(known, prefix), len(known)):
+                if not known[i].startswith(prefix) or len(out) >= MAX_MODULE_ALIAS_NAMES:
+                    break
+                out.setdefault(alias + known[i][len(imported) :], names.get(known[i], known[i]))
+    return out
 
 
 def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:

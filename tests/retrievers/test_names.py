@@ -89,6 +89,7 @@ if __name__ == "__main__":
 INIT = """
 from ._console import Console, get
 from .algorithms import *
+from . import algorithms as graphs
 
 __all__ = ["Console", "get"]
 """
@@ -136,6 +137,7 @@ def _ranked(index: codecite.CodeciteIndex, query: str) -> list[str | None]:
         ("PoolManager.request", "tool._console.Base.request"),  # inherited
         ("what does tool.get accept", "tool._console.get"),
         ("tool.shortest_path", "tool.algorithms.paths.shortest_path"),  # via star imports
+        ("tool.graphs.shortest_path", "tool.algorithms.paths.shortest_path"),  # module alias
     ],
 )
 def test_the_named_symbol_ranks_first(
@@ -183,6 +185,9 @@ def test_public_names_are_the_re_exports_of_importable_modules(
     names = json.loads((index.config.index_path / "extras" / "public_names.json").read_text())
     assert names["tool.Console"] == "tool._console.Console"
     assert names["tool.shortest_path"] == "tool.algorithms.paths.shortest_path"
+    # ``from . import algorithms as graphs``: scanpy's ``pp``, a module under another name
+    assert names["tool.graphs.shortest_path"] == "tool.algorithms.paths.shortest_path"
+    assert index.resolve_symbol("tool.graphs.shortest_path") == names["tool.graphs.shortest_path"]
     assert not [alias for alias in names if "__main__" in alias]  # a script's imports
 
 
