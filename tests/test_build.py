@@ -238,6 +238,24 @@ def test_sphinx_extensions_and_themes_in_the_docs_are_not_indexed(tmp_path: Path
     assert skipped["docs/ext/rfc.py"] == skipped["doc/sphinxext/gallery.py"] == "built-in exclusion"
 
 
+def test_sphinx_gallery_output_is_not_indexed_beside_its_sources(tmp_path: Path) -> None:
+    """imbalanced-learn's sdist ships examples/ and the gallery sphinx-gallery made of
+    it (doc/auto_examples/, 88 files): the copy is build output, the sources are kept."""
+    (tmp_path / "fit").mkdir()
+    (tmp_path / "fit" / "__init__.py").write_text('def model():\n    """Make a model."""\n')
+    script = '"""\nFit a model\n===========\n\nA fitted model.\n"""\nimport fit\n\nfit.model()\n'
+    for rel in ("examples/plot_fit.py", "doc/auto_examples/plot_fit.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(script)
+    (tmp_path / "doc" / "index.rst").write_text("Fit\n===\n\nThe docs.\n")
+    codecite.build(tmp_path)
+    paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
+    assert "examples/plot_fit.py" in paths
+    assert not any(p.startswith("doc/auto_examples/") for p in paths)
+    skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}
+    assert skipped["doc/auto_examples/"] == "built-in exclusion"
+
+
 def test_quarto_pages_are_read_as_markdown(tmp_path: Path) -> None:
     """bambi's docs are Quarto (.qmd): Markdown with a YAML header and code chunks."""
     (tmp_path / "fit").mkdir()

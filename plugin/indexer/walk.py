@@ -16,7 +16,7 @@ import re
 import stat
 from collections.abc import Iterator
 
-from codecite.config.model import DEFAULT_DOC_DIRS, CodeciteConfig
+from codecite.config.model import DEFAULT_DOC_DIRS, DEFAULT_EXAMPLE_DIRS, CodeciteConfig
 from codecite.indexer.corpus import (
     EXCLUDED_DIR_SUFFIXES,
     EXCLUDED_DIRS,
@@ -137,6 +137,11 @@ class _Walker:
         self.known = known or {}
         self.root = str(cfg.root)
         self.root_real = os.path.realpath(self.root)
+        # a docs folder's auto_examples/ is sphinx-gallery's copy of a gallery the
+        # repository also ships as sources (imbalanced-learn: 88 generated files)
+        self._gallery_sources = any(
+            os.path.isdir(os.path.join(self.root, d)) for d in DEFAULT_EXAMPLE_DIRS
+        )
         self.index_real = os.path.realpath(cfg.index_path)
         self.recipe_dirs = tuple(r.strip("/") + "/" for r in cfg.recipes)
         self.suffixes = frozenset(s.lower() for s in cfg.suffixes)  # `.MD` matches `x.md`
@@ -219,6 +224,9 @@ class _Walker:
             return True
         if name in TEST_DIRS or (name == "testing" and not _is_subpackage(path)):
             self.skip(self.rel(path) + "/", SkipReason.TESTS)
+            return True
+        if name == "auto_examples" and self._gallery_sources:  # sphinx-gallery's output
+            self.skip(self.rel(path) + "/", SkipReason.BUILT_IN)
             return True
         if (
             (
