@@ -23,6 +23,8 @@ _RST_DIRECTIVE = re.compile(
 _MYST_DIRECTIVE = re.compile(
     rf"^[ \t]*(?:`{{3,}}|:{{3,}})\{{(?:auto|py:)(?:{_DIRECTIVE_KINDS})\}}[ \t]*([^\n]*)$", re.M
 )
+_AUTOSUMMARY = re.compile(r"^([ \t]*)\.\.[ \t]+autosummary::[^\n]*$", re.M)
+_MYST_AUTOSUMMARY = re.compile(r"^[ \t]*(`{3,}|:{3,})\{autosummary\}[^\n]*$", re.M)
 _INLINE_LITERAL = re.compile(r"(?<!`)(`{1,2})([^`\n]+?)\1(?!`)")
 _DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 
@@ -77,6 +79,7 @@ def extract_refs(text: str) -> tuple[str, ...]:
         for pattern, source in ((_RST_DIRECTIVE, outside_code), (_MYST_DIRECTIVE, text))
         for m in pattern.finditer(source)
     ]
+    hits += _autosummary_hits(outside_code) + _autosummary_hits(text, myst=True)
     role_hits, rest = _role_hits(outside_code)
     hits += role_hits
     for m in _INLINE_LITERAL.finditer(rest):
@@ -89,6 +92,27 @@ def extract_refs(text: str) -> tuple[str, ...]:
         if _DOTTED_NAME.match(name):
             seen.setdefault(name, None)
     return tuple(seen)
+
+
+def _autosummary_hits(text: str, myst: bool = False) -> list[tuple[int, str]]:
+    """The names an ``autosummary`` table lists (an API reference page's whole content:
+    nilearn's "Classes" sections, imbalanced-learn's "SMOTE algorithms"), one per line
+    of its body after the ``:option:`` lines; ``~`` and a leading dot dropped."""
+    hits: list[tuple[int, str]] = []
+    for m in (_MYST_AUTOSUMMARY if myst else _AUTOSUMMARY).finditer(text):
+        indent = 0 if myst else len(m.group(1).expandtabs())
+        pos = m.end() + 1
+        for line in text[pos:].split("\n"):
+            stripped = line.strip()
+            if myst and stripped.startswith(m.group(1)):
+                break  # the closing fence
+            if stripped and not myst and len(line) - len(line.lstrip()) <= indent:
+                break  # the directive's body ended
+            name = stripped.lstrip("~").lstrip(".").split()[0] if stripped else ""
+            if name and not stripped.startswith(":") and _DOTTED_NAME.match(name):
+                hits.append((pos, name))
+            pos += len(line) + 1
+    return hits
 
 
 _CODE_LINE = re.compile(r"^(?:\s*(?:>>>|\.\.\.)\s|\s{3,}\S)")

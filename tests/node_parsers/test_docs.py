@@ -507,3 +507,16 @@ def test_doc_section_node_parser_in_llamaindex(tmp_path):
     assert all(len(n.text) <= 500 for n in nodes)
     direct = parse_doc(API_RST, "docs/api.rst")
     assert [n.node_id for n in nodes[6:]] == [n.node_id for n in direct]
+
+
+def test_an_autosummary_table_refers_to_the_names_it_lists() -> None:
+    """nilearn's and imbalanced-learn's API pages are autosummary tables: their names
+    are the page's references (reST and MyST forms; options and prose are not names)."""
+    rst = (
+        "Classes\n-------\n\n.. autosummary::\n   :toctree: generated/\n   :template: class.rst\n\n"
+        "   NiftiMasker\n   ~nilearn.maskers.MultiNiftiMasker\n\n"
+        "After the table, ``fit`` is mentioned.\n"
+    )
+    assert extract_refs(rst) == ("NiftiMasker", "nilearn.maskers.MultiNiftiMasker", "fit")
+    myst = "```{autosummary}\n:toctree: generated\npkg.a.load\npkg.b.Box\n```\n\nDone.\n"
+    assert extract_refs(myst) == ("pkg.a.load", "pkg.b.Box")
