@@ -638,3 +638,33 @@ def test_a_module_that_adds_names_at_run_time_has_no_provably_absent_name(tmp_pa
     assert result["errors"] == ["'plotpkg.fixed' has no attribute or submodule 'black_blue'"]
     [warning] = result["warnings"]
     assert "'plotpkg.cm' adds names at run time (globals().update)" in warning
+
+
+def test_a_decorator_that_only_fills_a_docstring_keeps_the_signature(tmp_path):
+    """nilearn's @fill_doc and scanpy's @_doc_params(...) return the function itself with
+    its docstring filled in: a wrong keyword is an error, as without them; a decorator
+    of any other name still makes it a warning."""
+    pkg = tmp_path / "docpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .api import clean, smooth, Masker, retried\n")
+    (pkg / "api.py").write_text(
+        "def fill_doc(f):\n    return f\n\n\ndef _doc_params(**kw):\n    return lambda f: f\n\n\n"
+        "def retry(f):\n    return f\n\n\n"
+        "@fill_doc\ndef clean(signals, detrend=True):\n    return signals\n\n\n"
+        "@_doc_params(x='the data')\ndef smooth(img, fwhm=None):\n    return img\n\n\n"
+        "@fill_doc\nclass Masker:\n    def __init__(self, mask_img=None):\n        self.m = mask_img\n\n\n"
+        "@retry\ndef retried(n=1):\n    return n\n"
+    )
+    table = build_table(tmp_path, "docpkg")
+    code = (
+        "import docpkg\ndocpkg.clean([1], detrnd=False)\ndocpkg.smooth(1, fwm=6)\n"
+        "docpkg.Masker(mask_im=None)\ndocpkg.retried(m=2)\n"
+    )
+    result = validate_generated_code(code, table)
+    assert [e.split(" got")[0] for e in result["errors"]] == [
+        "docpkg.clean()",
+        "docpkg.smooth()",
+        "docpkg.Masker()",
+    ]
+    [warning] = result["warnings"]
+    assert warning.startswith("docpkg.retried() got an unexpected keyword argument 'm'")

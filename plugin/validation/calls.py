@@ -45,6 +45,14 @@ SAFE_DECORATORS = frozenset(
         "functools.wraps",
     }
 )
+# Decorators that only fill in a docstring and return the function itself: nilearn's
+# @fill_doc, scanpy's @_doc_params(...), sklearn-style @Substitution(...), pandas' @doc(...)
+# and @Appender(...). By name: they are the package's own, so no list can hold them all.
+_DOCSTRING_DECORATOR = re.compile(
+    r"_?(?:fill_?doc|doc_?params|doc|docstring|substitution|appender|append_?doc"
+    r"|(?:copy|inherit|add|format|update)_?doc(?:string)?s?)",
+    re.IGNORECASE,
+)
 OVERLOAD_DECORATORS = frozenset({"overload", "typing.overload", "typing_extensions.overload"})
 DATACLASS_DECORATORS = frozenset(
     {
@@ -121,7 +129,8 @@ def function_doubt(decorators: Sequence[str]) -> str | None:
         name = decorator_name(raw)
         if name in OVERLOAD_DECORATORS:
             return "overloaded"
-        if name not in SAFE_DECORATORS and not name.endswith((".setter", ".getter", ".deleter")):
+        keeps = name in SAFE_DECORATORS or name.endswith((".setter", ".getter", ".deleter"))
+        if not keeps and not _fills_docstring(name):
             return f"decorated with @{_short_decorator(raw)}"
     return None
 
@@ -141,9 +150,14 @@ def _is_dataclass_like(decorators: Sequence[str]) -> str | None:
 def _class_doubt(decorators: Sequence[str]) -> str | None:
     for raw in decorators:
         name = decorator_name(raw)
-        if name not in DATACLASS_DECORATORS and name not in SAFE_CLASS_DECORATORS:
+        keeps = name in DATACLASS_DECORATORS or name in SAFE_CLASS_DECORATORS
+        if not keeps and not _fills_docstring(name):
             return f"decorated with @{_short_decorator(raw)}"
     return None
+
+
+def _fills_docstring(name: str) -> bool:
+    return _DOCSTRING_DECORATOR.fullmatch(name.rsplit(".", 1)[-1]) is not None
 
 
 def _short_decorator(raw: str) -> str:
