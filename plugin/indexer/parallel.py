@@ -15,6 +15,7 @@ own process, as a one-file build does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -62,7 +63,8 @@ def parse_many(
 
     done = 0
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, context, initializer=_start, initargs=(parse, cfg)) as pool:
+    start = (parse, cfg, os.getpid())
+    with ProcessPoolExecutor(workers, context, initializer=_start, initargs=start) as pool:
         try:
             for text in pool.map(_parse_encoded, files, chunksize=4):
                 yield _decoded(files[done], text)
@@ -76,9 +78,24 @@ def parse_many(
         yield parse(file, cfg)
 
 
-def _start(parse: Parse, cfg: CodeciteConfig) -> None:
+def _start(parse: Parse, cfg: CodeciteConfig, parent: int) -> None:
+    """A worker's set-up: its job, and its end with the build's process. A build killed
+    by SIGKILL or SIGTERM runs no clean-up, and its workers, blocked on the task queue,
+    would live on (holding the caller's pipes) without the parent-death signal."""
     global _job
     _job = (parse, cfg)
+    _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """Ask Linux to send this process SIGTERM when its parent ends (PR_SET_PDEATHSIG)."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the build died before the signal was asked for
+        os._exit(1)
 
 
 def _parse_encoded(file: CorpusFile) -> str:

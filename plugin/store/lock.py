@@ -35,6 +35,21 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 JOURNAL_TAG = '{"codecite_lock"'  # how every journal this module writes begins
+_HELD: set[int] = set()  # descriptors of the build locks this process holds
+
+
+def _drop_inherited_locks() -> None:
+    """In a forked child (a parse worker): close the parent's lock descriptors. A flock
+    belongs to the open file, which a fork shares: a worker left running after its build
+    was killed (SIGKILL, SIGTERM) would hold the lock for every later build."""
+    for fd in list(_HELD):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_inherited_locks)
 LOCK_WAIT_SECONDS = 600.0  # `codecite build --wait` gives up after this long
 LOCK_POLL_SECONDS = (0.002, 0.05)  # a waiting build retries this often: first, at most
 STAGING, RETIRED = "staging", "retired"
@@ -188,6 +203,7 @@ def build_lock(
         os.close(fd)
     journal = Journal(index_dir, fd)
     journal._write(journal.entries())  # the holder's pid, for the message above
+    _HELD.add(fd)
     try:
         yield journal
     finally:
@@ -196,6 +212,7 @@ def build_lock(
                 os.unlink(lock_path(index_dir))
         except OSError:
             pass
+        _HELD.discard(fd)
         os.close(fd)  # closing the descriptor releases the kernel lock
 
 

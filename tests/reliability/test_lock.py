@@ -104,3 +104,77 @@ def test_lock_is_released_when_the_holder_raises(tmp_path: Path, wait: bool) -> 
     with build_lock(index_dir):
         assert build_running(index_dir)  # seen from another open file description
     assert not build_running(index_dir)
+
+
+_SLOW_BUILD = """
+import sys, time
+from codecite.indexer import parallel
+parse = parallel._parse_encoded
+def slow(file):  # every file takes a while: the build is surely mid-parse when killed
+    time.sleep(0.2)
+    return parse(file)
+parallel._parse_encoded = slow
+from codecite.cli.app import main
+sys.exit(main(["build", "--full", sys.argv[1]]))
+"""
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_build_killed_mid_parse_leaves_no_worker_and_no_lock(tmp_path: Path, sig: int) -> None:
+    """A build killed while its forked workers parse: the workers held the lock's open
+    file and outlived the build, so every later build failed ("another build is writing
+    the index") until someone killed them by pid."""
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    for i in range(120):  # parallel parsing starts at 64 files
+        (tmp_path / "pkg" / f"m{i}.py").write_text(f'def f{i}(x):\n    """Step {i}."""\n')
+    build = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_BUILD, str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workers: list[int] = []
+    deadline = time.monotonic() + 120  # however slow the machine: until both workers run
+    while len(workers) < 2 and build.poll() is None and time.monotonic() < deadline:
+        workers = _children(build.pid)
+        time.sleep(0.02)
+    assert len(workers) == 2 and build.poll() is None, "the build never started its workers"
+    os.kill(build.pid, sig)
+    build.wait()
+    deadline = time.monotonic() + 120
+    while any(_running(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(w) for w in workers), "a parse worker outlived its build"
+    after = subprocess.run(
+        [sys.executable, "-m", "codecite", "build", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert after.returncode == 0, after.stderr
+    assert codecite.load(tmp_path).stats()["nodes"] >= 120
