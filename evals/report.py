@@ -109,6 +109,13 @@ def index_section(index: Any) -> list[str]:
         f"- by kind: {_counts(counts.get('by_kind', {}))}",
         f"- by workflow: {_counts(counts.get('by_workflow', {}))}",
         f"- fingerprint: `{m.get('fingerprint')}`",
+        "- sources: "
+        + (
+            "STALE: the files changed since this build (the record is the index's, not the "
+            "working tree's); run `codecite build` and write it again"
+            if index.is_stale()
+            else "fresh (the indexed files are as built)"
+        ),
         f"- embeddings: {embedding_line(m)}",
         f"- project registry: {', '.join(registry) if registry else 'none'}"
         + (f" (from {cfg.registry_file})" if cfg.registry_file else ""),

@@ -142,6 +142,9 @@ def test_validate_and_check_recipes(sample_repo: Path) -> None:
     out = run(sample_repo, "validate", "-", stdin=code)
     assert out.returncode == 1
     assert "-:1: error: 'geokit' has no attribute or submodule 'static_shift'" in out.stdout
+    twice = "import geokit\ngeokit.load_surveys()\nx = 1\ngeokit.load_surveys()\n"
+    repeated = run(sample_repo, "validate", "-", stdin=twice)  # one message, two lines
+    assert repeated.stdout.count(": error: ") == 2 and "FAILED: 2 error(s)" in repeated.stdout
     good = run(sample_repo, "validate", "-", stdin="from geokit.agents import StaticShiftAgent\n")
     assert good.returncode == 0 and good.stdout.startswith("ok:")
     assert run(sample_repo, "validate", "missing.py").returncode == 2

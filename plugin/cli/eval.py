@@ -233,8 +233,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from codecite.evals import reproducibility_report
 
     _check_output("--out", args.out)
-    if args.eval_suites is None:
-        index, suites, report = load_index(args, check_stale=False), (), None
+    if args.eval_suites is None:  # a stale index warns on stderr, as `eval` does
+        index, suites, report = load_index(args), (), None
     else:
         index, suites, report = _evaluate(args, args.eval_suites, args.k)
     text = reproducibility_report(index, eval_report=report, suites=suites)

@@ -37,11 +37,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=1))
     else:
+        levels = [finding["level"] for finding in result["findings"]]
         for finding in result["findings"]:
             print(f"{args.file}:{finding['line']}: {finding['level']}: {finding['message']}")
-        print(
-            f"{'ok' if result['ok'] else 'FAILED'}: {len(result['errors'])} error(s), "
-            f"{len(result['warnings'])} warning(s), {len(result['checked'])} name(s) verified"
+        print(  # the lines printed above: one message on three lines is three errors
+            f"{'ok' if result['ok'] else 'FAILED'}: {levels.count('error')} error(s), "
+            f"{levels.count('warning')} warning(s), {len(result['checked'])} name(s) verified"
         )
     return EXIT_OK if result["ok"] else EXIT_FAIL
 

@@ -276,6 +276,7 @@ class _Walker:
                 and known.get("size") == st.st_size
                 and known.get("mtime_ns") == st.st_mtime_ns
                 and known.get("digest")
+                and os.access(path, os.R_OK)  # `chmod 000` keeps size and mtime
             ):
                 self.corpus.files.append(
                     CorpusFile(

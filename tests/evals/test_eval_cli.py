@@ -152,6 +152,7 @@ def test_report_markdown(built_sample, suite, tmp_path, capsys) -> None:
         "by kind: ",
         "by workflow: ",
         "fingerprint: `",
+        "sources: fresh",
         "embeddings: off",
         "## Evaluation",
         f"suite `{suite}`: 2 records",
@@ -164,6 +165,15 @@ def test_report_markdown(built_sample, suite, tmp_path, capsys) -> None:
     assert main(["report", "-C", str(built_sample)]) == 0
     plain = capsys.readouterr().out
     assert "## Index" in plain and "## Evaluation" not in plain
+
+
+def test_a_report_on_a_stale_index_says_so(sample_repo, tmp_path, capsys, caplog) -> None:
+    """A record written after a branch switch described the old index as if current."""
+    assert main(["build", str(sample_repo)]) == 0
+    (sample_repo / "geokit" / "phase.py").write_text('def other():\n    """Other."""\n')
+    assert main(["report", "-C", str(sample_repo)]) == 0
+    assert "sources: STALE: the files changed since this build" in capsys.readouterr().out
+    assert "run `codecite build`" in caplog.text
 
 
 def test_self_suite_meets_ci_thresholds(tmp_path, capsys) -> None:

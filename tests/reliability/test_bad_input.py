@@ -253,6 +253,36 @@ def test_unreadable_file_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "geokit/secret.py" not in records_by_file(root)
 
 
+def test_a_file_made_unreadable_after_a_build_is_skipped_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`chmod 000` keeps a file's size and mtime: the next build said "up to date" and
+    kept its nodes, where a full build skipped it. Root reads it anyway, so the
+    permission is simulated, in both the access check and the read."""
+    root = copy_sample(tmp_path / "repo")
+    secret = root / "geokit" / "secret.py"
+    secret.write_text('def hidden():\n    """Hidden."""\n')
+    old = secret.stat().st_mtime - 3600  # an hour old: the build records size and mtime
+    os.utime(secret, (old, old))
+    codecite.build(root)
+    assert "geokit/secret.py" in records_by_file(root)
+    real_read, real_access = walk.read_file, os.access
+
+    def read_file(path: str) -> bytes:
+        if path.endswith("secret.py"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_read(path)
+
+    def access(path: str | os.PathLike[str], mode: int, **kwargs: object) -> bool:
+        return False if str(path).endswith("secret.py") else real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr(walk, "read_file", read_file)
+    monkeypatch.setattr(walk.os, "access", access)
+    report = codecite.build(root)
+    assert report.skipped["unreadable"] == ["geokit/secret.py"]
+    assert "geokit/secret.py" not in records_by_file(root)
+
+
 def test_unreadable_folder_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = copy_sample(tmp_path / "repo")
     (root / "docs" / "private").mkdir()
