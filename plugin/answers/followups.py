@@ -149,6 +149,23 @@ def _rewrite_pronoun(query: str, session: Session) -> str | None:
     return _PRONOUN.sub(symbol, text, count=1)
 
 
+_BARE_WORDS = frozenset(
+    "show me give an a the some please more example examples usage code sample snippet "
+    "signature parameters arguments args docs documentation source how to use another".split()
+)
+
+
+def _rewrite_bare(query: str, session: Session) -> str | None:
+    """A request with no object of its own ("show me an example", "parameters?") is about
+    the last answer's lead symbol: "show me an example of f"."""
+    symbol = session.last_symbol
+    words = [w.lower() for w in WORDS.findall(query)]
+    if symbol is None or not words or len(words) > 5 or not set(words) <= _BARE_WORDS:
+        return None
+    request = " ".join(w for w in query.rstrip(" ?.!").split() if w.lower() != "please")
+    return f"{request} of {symbol}"
+
+
 def _rewrite_topic(query: str, session: Session) -> str | None:
     """A bare follow-up with nothing to anchor it ("and the example?") keeps the topic."""
     last = session.last
@@ -166,7 +183,8 @@ def rewrite_followup(
     repeats the last request on it ("now do it on line 3", rule ``line``); "do
     it again" repeats the last request as it was; "the other one" swaps in the
     second symbol of the last answer; "its X" / "it" / "that" name the last
-    answer's lead symbol; a bare "and ..." keeps the last topic. A query that
+    answer's lead symbol, and so does a request with no object of its own ("show
+    me an example"); a bare "and ..." keeps the last topic. A query that
     stands on its own is returned unchanged.
     """
     if session is None or session.last is None:
@@ -178,6 +196,7 @@ def rewrite_followup(
         ("repeat", lambda: _rewrite_repeat(query, session)),
         ("other", lambda: _rewrite_other(query, session)),
         ("pronoun", lambda: _rewrite_pronoun(query, session)),
+        ("bare", lambda: _rewrite_bare(query, session)),
         ("topic", lambda: _rewrite_topic(query, session)),
     )
     for name, rule in rules:

@@ -145,6 +145,14 @@ def test_rewrite_rules_unit() -> None:
     ):
         turn = Turn(asked, asked, "question", "offline_answer", symbols=symbols)
         assert rewrite_followup("and the other one?", _session(turn), REG).standalone == standalone
+    for bare, standalone in (
+        ("show me an example", "show me an example of geokit.a.estimate_ss_ama"),
+        ("parameters?", "parameters of geokit.a.estimate_ss_ama"),
+        ("example please", "example of geokit.a.estimate_ss_ama"),
+    ):
+        rewrite = rewrite_followup(bare, s, REG)
+        assert (rewrite.rule, rewrite.standalone) == ("bare", standalone)
+    assert rewrite_followup("show me an example of the timed one", s, REG).rule is None
     standalone = "how do I load a survey line and sort the stations by latitude"
     assert rewrite_followup(standalone, s, REG).rule is None
     assert rewrite_followup("now do it on line 3", None, REG).rule is None
