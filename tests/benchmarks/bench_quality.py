@@ -158,6 +158,10 @@ HELD_OUT = {
     "confuse": "confuse-2.3.0-r35",
     "rq": "rq-3.0.0-r35",
     "webtest": "webtest-3.0.7-r35",
+    "graphviz": "graphviz-0.21-r36",
+    "configobj": "configobj-5.0.9-r36",
+    "statemachine": "python-statemachine-3.2.2-r36",
+    "sqlite_utils": "sqlite-utils-4.2.1-r36",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
