@@ -46,8 +46,10 @@ class ModuleNamespace:
                 members.add(text(inner.child_by_field_name("name")))
             elif inner is not None and inner.type == "expression_statement":
                 assign = inner.named_children[0] if inner.named_child_count == 1 else None
-                left = assign.child_by_field_name("left") if assign is not None else None
-                if assign is not None and assign.type == "assignment" and left.type == "identifier":
+                left = None
+                if assign is not None and assign.type == "assignment":
+                    left = assign.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
                     members.add(text(left))
         self.private_classes[name] = {
             "bases": [text(b) for b in bases.named_children] if bases is not None else [],

@@ -652,7 +652,8 @@ def test_a_decorator_that_only_fills_a_docstring_keeps_the_signature(tmp_path):
         "def retry(f):\n    return f\n\n\n"
         "@fill_doc\ndef clean(signals, detrend=True):\n    return signals\n\n\n"
         "@_doc_params(x='the data')\ndef smooth(img, fwhm=None):\n    return img\n\n\n"
-        "@fill_doc\nclass Masker:\n    def __init__(self, mask_img=None):\n        self.m = mask_img\n\n\n"
+        "@fill_doc\nclass Masker:\n    def __init__(self, mask_img=None):\n"
+        "        self.m = mask_img\n\n\n"
         "@retry\ndef retried(n=1):\n    return n\n"
     )
     table = build_table(tmp_path, "docpkg")
