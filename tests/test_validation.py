@@ -30,6 +30,14 @@ def build_table(root: Path = FIXTURES, package: str = "valpkg") -> SymbolTable:
     return SymbolTable.from_parts(namespaces, metadata)
 
 
+def package_table(root: Path, files: dict[str, str]) -> SymbolTable:
+    """The table of a package written from ``files`` (path under ``root`` -> source)."""
+    for rel, source in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(source)
+    return build_table(root, next(iter(files)).split("/")[0])
+
+
 @pytest.fixture(scope="module")
 def table() -> SymbolTable:
     return build_table()
@@ -518,15 +526,18 @@ def test_import_check_settles_what_the_table_cannot(table, monkeypatch, forget_v
 def test_a_base_written_as_module_attribute_is_resolved_like_an_imported_one(tmp_path):
     """``class Node(abc.ABC)`` after ``import abc`` adds no members, as ``class Node(ABC)``
     after ``from abc import ABC`` does: a misspelt method of a subclass is an error."""
-    pkg = tmp_path / "abcpkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("from .graph import Graph\n")
-    (pkg / "graph.py").write_text(
-        "import abc\nimport typing\n\nT = typing.TypeVar('T')\n\n\n"
-        "class Node(abc.ABC):\n    def n3(self):\n        return ''\n\n\n"
-        "class Graph(Node, typing.Generic[T]):\n    def serialize(self):\n        return ''\n"
+    table = package_table(
+        tmp_path,
+        {
+            "abcpkg/__init__.py": "from .graph import Graph\n",
+            "abcpkg/graph.py": (
+                "import abc\nimport typing\n\nT = typing.TypeVar('T')\n\n\n"
+                "class Node(abc.ABC):\n    def n3(self):\n        return ''\n\n\n"
+                "class Graph(Node, typing.Generic[T]):\n"
+                "    def serialize(self):\n        return ''\n"
+            ),
+        },
     )
-    table = build_table(tmp_path, "abcpkg")
     code = "import abcpkg\ng = abcpkg.Graph()\ng.n3()\ng.serialise()\nabcpkg.Graph.serialize()\n"
     result = validate_generated_code(code, table)
     [finding] = result["findings"]
@@ -535,29 +546,35 @@ def test_a_base_written_as_module_attribute_is_resolved_like_an_imported_one(tmp
     assert finding["suggestions"][0] == "serialize"
     assert "abcpkg.Graph.n3" in result["checked"]
     # a base from any other library may add members: nothing is claimed about them
-    (pkg / "graph.py").write_text("import json\n\n\nclass Graph(json.JSONEncoder):\n    pass\n")
+    (tmp_path / "abcpkg" / "graph.py").write_text(
+        "import json\n\n\nclass Graph(json.JSONEncoder):\n    pass\n"
+    )
     assert validate_generated_code(code, build_table(tmp_path, "abcpkg"))["errors"] == []
 
 
 def test_new_is_the_constructor_without_init_and_a_private_base_is_known(tmp_path):
     """sympy's ``Symbol`` takes its arguments in ``__new__``; peewee's ``SqliteDatabase``
     inherits from a private class: both are checked as Python would run them."""
-    pkg = tmp_path / "sympkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("from .core import Basic, Symbol, Rational, Database\n")
-    (pkg / "core.py").write_text(
-        "def cacheit(f):\n    return f\n\n\n"
-        "class Basic:\n    def __new__(cls, *args):\n        return object.__new__(cls)\n\n\n"
-        "class Symbol(Basic):\n    def __new__(cls, name, **assumptions):\n"
-        "        return Basic.__new__(cls, name)\n\n    def subs(self, old, new):\n"
-        "        return self\n\n\n"
-        "class Rational(Basic):\n    @cacheit\n    def __new__(cls, p, q=None):\n"
-        "        return Basic.__new__(cls, p, q)\n\n\n"
-        "class _Base:\n    closed = True\n\n    def atomic(self):\n        return self\n\n\n"
-        "class Database(_Base):\n    def connect(self, reuse_if_open=False):\n"
-        "        return True\n"
+    table = package_table(
+        tmp_path,
+        {
+            "sympkg/__init__.py": "from .core import Basic, Symbol, Rational, Database\n",
+            "sympkg/core.py": (
+                "def cacheit(f):\n    return f\n\n\n"
+                "class Basic:\n    def __new__(cls, *args):\n"
+                "        return object.__new__(cls)\n\n\n"
+                "class Symbol(Basic):\n    def __new__(cls, name, **assumptions):\n"
+                "        return Basic.__new__(cls, name)\n\n    def subs(self, old, new):\n"
+                "        return self\n\n\n"
+                "class Rational(Basic):\n    @cacheit\n    def __new__(cls, p, q=None):\n"
+                "        return Basic.__new__(cls, p, q)\n\n\n"
+                "class _Base:\n    closed = True\n\n"
+                "    def atomic(self):\n        return self\n\n\n"
+                "class Database(_Base):\n    def connect(self, reuse_if_open=False):\n"
+                "        return True\n"
+            ),
+        },
     )
-    table = build_table(tmp_path, "sympkg")
     good = (
         "import sympkg\nx = sympkg.Symbol('x', real=True)\nx.subs(1, 2)\n"
         "r = sympkg.Rational(1, 2, 3, 4)\nb = sympkg.Basic(1, 2)\n"
@@ -581,15 +598,15 @@ def test_a_name_bound_in_a_package_shadows_its_submodule(tmp_path):
     """sympy's layout: ``sympy/simplify/__init__.py`` binds ``simplify`` (the function of
     ``sympy/simplify/simplify.py``), so ``sympy.simplify`` imported by the top package is
     the function, as Python binds it, not the module; its call is checked."""
-    pkg = tmp_path / "calc"
-    (pkg / "solve").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("from .solve import solve\nfrom . import util\n")
-    (pkg / "solve" / "__init__.py").write_text("from .solve import solve\n")
-    (pkg / "solve" / "solve.py").write_text(
-        "def solve(expr, tol=1e-9, **hints):\n    return expr\n"
+    table = package_table(
+        tmp_path,
+        {
+            "calc/__init__.py": "from .solve import solve\nfrom . import util\n",
+            "calc/solve/__init__.py": "from .solve import solve\n",
+            "calc/solve/solve.py": "def solve(expr, tol=1e-9, **hints):\n    return expr\n",
+            "calc/util.py": "def helper():\n    return 1\n",
+        },
     )
-    (pkg / "util.py").write_text("def helper():\n    return 1\n")
-    table = build_table(tmp_path, "calc")
     code = "import calc\ncalc.solve(1, tol=2)\ncalc.solve(1, 2, 3)\ncalc.util.helper()\n"
     result = validate_generated_code(code, table)
     assert result["errors"] == ["calc.solve() takes 2 positional arguments but 3 were given"]
@@ -599,17 +616,19 @@ def test_a_name_bound_in_a_package_shadows_its_submodule(tmp_path):
 def test_a_decorated_init_makes_a_constructor_call_uncertain(tmp_path):
     """pynwb's ``@docval`` on ``__init__`` rewrites what the constructor takes: a call
     that does not bind to the written signature is a warning, never an error."""
-    pkg = tmp_path / "nwbpkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("from .io import HDF5IO, Plain\n")
-    (pkg / "io.py").write_text(
-        "def docval(*specs):\n    return lambda f: f\n\n\n"
-        "class HDF5IO:\n    @docval({'name': 'path', 'type': str, 'doc': 'the file'},\n"
-        "            {'name': 'mode', 'type': str, 'doc': 'r, w or a'})\n"
-        "    def __init__(self, **kwargs):\n        self.kwargs = kwargs\n\n\n"
-        "class Plain:\n    def __init__(self, **kwargs):\n        self.kwargs = kwargs\n"
+    table = package_table(
+        tmp_path,
+        {
+            "nwbpkg/__init__.py": "from .io import HDF5IO, Plain\n",
+            "nwbpkg/io.py": (
+                "def docval(*specs):\n    return lambda f: f\n\n\n"
+                "class HDF5IO:\n    @docval({'name': 'path', 'type': str, 'doc': 'the file'},\n"
+                "            {'name': 'mode', 'type': str, 'doc': 'r, w or a'})\n"
+                "    def __init__(self, **kwargs):\n        self.kwargs = kwargs\n\n\n"
+                "class Plain:\n    def __init__(self, **kwargs):\n        self.kwargs = kwargs\n"
+            ),
+        },
     )
-    table = build_table(tmp_path, "nwbpkg")
     result = validate_generated_code(
         "import nwbpkg\nnwbpkg.HDF5IO('out.nwb', 'w')\nnwbpkg.Plain('out.nwb')\n", table
     )
@@ -624,15 +643,17 @@ def test_a_decorated_init_makes_a_constructor_call_uncertain(tmp_path):
 def test_a_module_that_adds_names_at_run_time_has_no_provably_absent_name(tmp_path):
     """nilearn's ``plotting/cm.py`` ends with ``globals().update(_cmap_d)``: a name the
     parse cannot list may exist, so using one is a warning, not an error."""
-    pkg = tmp_path / "plotpkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "cm.py").write_text(
-        "_cmap_d = {'black_blue': 1}\n\n\ndef cold_hot():\n    return 2\n\n\n"
-        "globals().update(_cmap_d)\n"
+    table = package_table(
+        tmp_path,
+        {
+            "plotpkg/__init__.py": "",
+            "plotpkg/cm.py": (
+                "_cmap_d = {'black_blue': 1}\n\n\ndef cold_hot():\n    return 2\n\n\n"
+                "globals().update(_cmap_d)\n"
+            ),
+            "plotpkg/fixed.py": "def cold_hot():\n    return 2\n",
+        },
     )
-    (pkg / "fixed.py").write_text("def cold_hot():\n    return 2\n")
-    table = build_table(tmp_path, "plotpkg")
     code = "from plotpkg import cm, fixed\ncm.black_blue\ncm.cold_hot()\nfixed.black_blue\n"
     result = validate_generated_code(code, table)
     assert result["errors"] == ["'plotpkg.fixed' has no attribute or submodule 'black_blue'"]
@@ -644,19 +665,22 @@ def test_a_decorator_that_only_fills_a_docstring_keeps_the_signature(tmp_path):
     """nilearn's @fill_doc and scanpy's @_doc_params(...) return the function itself with
     its docstring filled in: a wrong keyword is an error, as without them; a decorator
     of any other name still makes it a warning."""
-    pkg = tmp_path / "docpkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("from .api import clean, smooth, Masker, retried\n")
-    (pkg / "api.py").write_text(
-        "def fill_doc(f):\n    return f\n\n\ndef _doc_params(**kw):\n    return lambda f: f\n\n\n"
-        "def retry(f):\n    return f\n\n\n"
-        "@fill_doc\ndef clean(signals, detrend=True):\n    return signals\n\n\n"
-        "@_doc_params(x='the data')\ndef smooth(img, fwhm=None):\n    return img\n\n\n"
-        "@fill_doc\nclass Masker:\n    def __init__(self, mask_img=None):\n"
-        "        self.m = mask_img\n\n\n"
-        "@retry\ndef retried(n=1):\n    return n\n"
+    table = package_table(
+        tmp_path,
+        {
+            "docpkg/__init__.py": "from .api import clean, smooth, Masker, retried\n",
+            "docpkg/api.py": (
+                "def fill_doc(f):\n    return f\n\n\n"
+                "def _doc_params(**kw):\n    return lambda f: f\n\n\n"
+                "def retry(f):\n    return f\n\n\n"
+                "@fill_doc\ndef clean(signals, detrend=True):\n    return signals\n\n\n"
+                "@_doc_params(x='the data')\ndef smooth(img, fwhm=None):\n    return img\n\n\n"
+                "@fill_doc\nclass Masker:\n    def __init__(self, mask_img=None):\n"
+                "        self.m = mask_img\n\n\n"
+                "@retry\ndef retried(n=1):\n    return n\n"
+            ),
+        },
     )
-    table = build_table(tmp_path, "docpkg")
     code = (
         "import docpkg\ndocpkg.clean([1], detrnd=False)\ndocpkg.smooth(1, fwm=6)\n"
         "docpkg.Masker(mask_im=None)\ndocpkg.retried(m=2)\n"
