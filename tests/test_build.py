@@ -288,17 +288,23 @@ def test_a_test_named_helper_module_of_a_package_is_api(tmp_path: Path) -> None:
     )
     (pkg / "test_utils.py").write_text('def count_queries():\n    """Count queries."""\n')
     (pkg / "test_app.py").write_text('def test_get():\n    """A test."""\n')
-    (pkg / "test_data.py").write_text("KNOTS = [0.0, 0.5, 1.0]\n")  # numbers for the tests
-    (pkg / "app_test.py").write_text(
+    (pkg / "data").mkdir()
+    (pkg / "data" / "__init__.py").write_text("")
+    (pkg / "data" / "test_data.py").write_text("KNOTS = [0.0, 0.5, 1.0]\n")  # numbers for tests
+    (pkg / "data" / "app_test.py").write_text(
         'class TestApp:\n    async def test_post(self):\n        """A test."""\n'
     )
+    # tests kept beside the modules (more than two in a folder): all tests, none read
+    (pkg / "beside").mkdir()
+    (pkg / "beside" / "__init__.py").write_text("")
+    for name in ("test_one", "test_two", "test_helpers"):
+        (pkg / "beside" / f"{name}.py").write_text('def make_app():\n    """An app."""\n')
     codecite.build(tmp_path)
     symbols = {n.metadata.get("symbol") for n in codecite.load(tmp_path).nodes}
     assert {"web.testing.test_case.TestCase", "web.test_utils.count_queries"} <= symbols
     skipped = {s["path"]: s["reason"] for s in _manifest(tmp_path)["skipped"]}
-    assert {skipped[f"web/{name}.py"] for name in ("test_app", "app_test", "test_data")} == {
-        "tests"
-    }
+    tests = ("test_app", "data/test_data", "data/app_test", "beside/test_helpers")
+    assert {skipped[f"web/{name}.py"] for name in tests} == {"tests"}
 
 
 def test_a_lib_layout_is_indexed_under_its_import_names(tmp_path: Path) -> None:

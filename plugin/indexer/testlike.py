@@ -5,7 +5,8 @@ pytest's naming conventions (``test_*.py``, ``*_test.py``, ``conftest.py``) mark
 files. A package sometimes ships a helper module under such a name as API: falcon's
 ``falcon/testing/test_case.py`` (``falcon.testing.TestCase``) and peewee's
 ``playhouse/test_utils.py`` (``count_queries``) are documented and imported by users.
-A test-named module inside a package (an ``__init__.py`` beside it) that defines a
+A test-named module inside a package (an ``__init__.py`` beside it, and at most two such
+modules in its folder: a folder with more keeps its tests beside its modules) that defines a
 public function or class and no ``test...`` function (an example in a docstring does
 not count: the file is parsed, never run) is such a helper: pytest would collect
 nothing from it. One that defines neither (patsy's ``test_splines_crs_data.py``,
@@ -20,6 +21,25 @@ import os
 from codecite.safe_io import UnsafeFileError, read_regular_file
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+# A package folder with more test-named modules than this keeps its tests beside its
+# modules: they are all tests, decided by name, so that a load's freshness walk reads none
+MAX_HELPERS_PER_FOLDER = 2
+_COUNTS: dict[str, tuple[int, int]] = {}  # folder -> (its mtime_ns, test-named files in it)
+
+
+def _test_named_in(folder: str) -> int:
+    """How many test-named modules ``folder`` holds (kept while the folder is unchanged)."""
+    try:
+        stamp = os.stat(folder).st_mtime_ns
+        cached = _COUNTS.get(folder)
+        if cached is None or cached[0] != stamp:
+            count = sum(1 for n in os.listdir(folder) if test_named(n) and n != "conftest.py")
+            _COUNTS[folder] = cached = (stamp, count)
+    except OSError:
+        return MAX_HELPERS_PER_FOLDER + 1
+    return cached[1]
 
 
 def test_named(name: str) -> bool:
@@ -40,10 +60,11 @@ def is_test_file(path: str, root: str, limit: int) -> bool:
     name = os.path.basename(path)
     if not test_named(name):
         return False
-    if name == "conftest.py" or not os.path.isfile(
-        os.path.join(os.path.dirname(path), "__init__.py")
-    ):
+    folder = os.path.dirname(path)
+    if name == "conftest.py" or not os.path.isfile(os.path.join(folder, "__init__.py")):
         return True
+    if _test_named_in(folder) > MAX_HELPERS_PER_FOLDER:
+        return True  # tests kept beside the modules (patsy, Google style): never read
     try:
         data = read_regular_file(path, root=root, limit=limit)
     except (OSError, UnsafeFileError):
