@@ -76,6 +76,7 @@ def _error_lines(root: Any) -> list[int]:
 _ADDS_NAMES = re.compile(
     rb"\b(?:globals|vars)\(\)\s*(?:\.update\b|\.setdefault\b|\[[^\]\n]*\]\s*=(?!=))"
     rb"|\bsetattr\(\s*sys\.modules\[\s*__name__\s*\]"
+    rb"|[(,][ \t]*globals\(\)[ \t]*[,)]"  # handed to a function that fills it (alembic's op)
 )
 
 
@@ -111,7 +112,8 @@ def parse_python_source(
     walker.walk(tree.root_node)
     adds = _ADDS_NAMES.search(_without_getattr(tree.root_node, data))
     if adds is not None:  # anywhere: a function writing globals() adds names too
-        walker.namespace.adds_names = " ".join(adds.group().decode("utf-8", "replace").split())
+        how = " ".join(adds.group().decode("utf-8", "replace").split())
+        walker.namespace.adds_names = "globals() handed to a function" if how[:1] in "(," else how
     errors = _error_lines(tree.root_node) if tree.root_node.has_error else []
     return PythonParseResult(
         walker.nodes,

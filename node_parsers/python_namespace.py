@@ -56,6 +56,15 @@ class ModuleNamespace:
             "members": sorted(members),
         }
 
+    def note_chained(self, value: Any) -> None:
+        """``base.dialect = dialect = psycopg.dialect``: the names inside a chained
+        assignment are bound too (sqlalchemy's dialects list ``dialect`` in ``__all__``)."""
+        while value is not None and value.type == "assignment":
+            target = value.child_by_field_name("left")
+            if target is not None and target.type == "identifier":
+                self.defines.setdefault(text(target), "assignment")
+            value = value.child_by_field_name("right")
+
     def note_instance(self, name: str, value: Any) -> None:
         """``name = Cls(...)`` at module level: remember what made it (indexer.bindings)."""
         made_by = value.child_by_field_name("function") if value.type == "call" else None

@@ -199,6 +199,7 @@ class ModuleWalker:
         right = assign.child_by_field_name("right")
         if left is None:
             return
+        self.namespace.note_chained(right)
         if left.type == "attribute":
             late = read_late_docstring(left, right)
             if late is not None:

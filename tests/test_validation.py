@@ -22,7 +22,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def build_table(root: Path = FIXTURES, package: str = "valpkg") -> SymbolTable:
     namespaces, metadata = [], []
-    for path in sorted((root / package).rglob("*.py")):
+    for path in sorted([*(root / package).rglob("*.py"), *(root / package).rglob("*.pyi")]):
         rel = path.relative_to(root).as_posix()
         parsed = parse_python_source(path.read_text(encoding="utf-8"), rel, module_name_for(rel))
         namespaces.append(parsed.namespace.to_json())
@@ -693,3 +693,33 @@ def test_a_decorator_that_only_fills_a_docstring_keeps_the_signature(tmp_path):
     ]
     [warning] = result["warnings"]
     assert warning.startswith("docpkg.retried() got an unexpected keyword argument 'm'")
+
+
+def test_names_a_package_binds_by_chaining_stubbing_or_filling_globals(tmp_path):
+    """Three ways correct code was an error: sqlalchemy's dialects bind ``dialect`` in a
+    chained assignment; loguru's ``Logger`` exists only in ``__init__.pyi`` (for type
+    checkers); alembic's ``op`` hands ``globals()`` to a function that fills it."""
+    table = package_table(
+        tmp_path,
+        {
+            "kit/__init__.py": "from . import base, impl\nbase.dialect = dialect = impl.dialect\n",
+            "kit/base.py": "dialect = None\n",
+            "kit/impl.py": "class dialect:\n    pass\n",
+            "kit/logs.py": "class _Logger:\n    def add(self, sink):\n        return 1\n",
+            "kit/logs.pyi": "class Logger:\n    def add(self, sink) -> int: ...\n",
+            "kit/op.py": "from .proxy import fill\n\nfill(globals(), locals())\n",
+            "kit/proxy.py": "def fill(g, l):\n    g['add_column'] = print\n",
+        },
+    )
+    code = (
+        "import kit\nfrom kit import logs, op\nkit.dialect()\nlogs.Logger\n"
+        "op.add_column('t', 'c')\nkit.dialekt\nlogs.Loggr\n"
+    )
+    result = validate_generated_code(code, table)
+    assert result["errors"] == [
+        "'kit' has no attribute or submodule 'dialekt' (did you mean `dialect`?)",
+        "'kit.logs' has no attribute or submodule 'Loggr'",
+    ]
+    warned = "\n".join(result["warnings"])
+    assert "'kit.logs' has it only in its type stub" in warned
+    assert "'kit.op' adds names at run time (globals() handed to a function)" in warned

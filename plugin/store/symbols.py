@@ -37,7 +37,8 @@ def module_namespaces(namespaces: Iterable[dict[str, Any]]) -> dict[str, dict[st
     ``lazy.attach_stub``: its package-relative imports are what the module answers.
 
     Without ``attach_stub`` the module itself is what runs, so its namespace wins
-    over the stub's; a stub with no module beside it stands for the module.
+    over the stub's, and the names only the stub binds are kept apart (``stub_names``:
+    validation cannot call them absent); a stub with no module beside it stands for it.
     """
     modules: dict[str, dict[str, Any]] = {}
     stubs: dict[str, dict[str, Any]] = {}
@@ -50,6 +51,10 @@ def module_namespaces(namespaces: Iterable[dict[str, Any]]) -> dict[str, dict[st
             modules[module] = stub
         elif (found.get("getattr") or {}).get("stub"):
             modules[module] = _attached(found, stub)
+        else:  # names for type checkers only (loguru's Logger, alembic's op.add_column)
+            bound = {*found.get("defines", {}), *found.get("imports", {})}
+            typed = {*stub.get("defines", {}), *stub.get("imports", {})} - bound
+            modules[module] = {**found, "stub_names": sorted(typed)}
     return modules
 
 

@@ -224,9 +224,10 @@ class Namespace:
             why = "answers it at run time" if lazily else "cannot be read statically"
             reason = f"'{owner.display}' defines a module __getattr__ that {why}"
             return Ref(RefKind.UNKNOWN, display, probe=probe, reason=reason)
-        if ns.get("adds_names"):  # `globals().update(...)`: nilearn.plotting.cm's colormaps
-            reason = f"'{owner.display}' adds names at run time ({ns['adds_names']})"
-            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=reason)
+        how = ns.get("adds_names")  # `globals().update(...)`: nilearn.plotting.cm's colormaps
+        if how or name in ns.get("stub_names", ()):  # loguru's Logger: in __init__.pyi only
+            reason = f"adds names at run time ({how})" if how else "has it only in its type stub"
+            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=f"'{owner.display}' {reason}")
         if f"{module}.{name}" in self.unindexed:
             return Ref(
                 RefKind.UNKNOWN,
