@@ -102,7 +102,9 @@ def _autosummary_hits(text: str, myst: bool = False) -> list[tuple[int, str]]:
     for m in (_MYST_AUTOSUMMARY if myst else _AUTOSUMMARY).finditer(text):
         indent = 0 if myst else len(m.group(1).expandtabs())
         pos = m.end() + 1
-        for line in text[pos:].split("\n"):
+        while pos < len(text):  # line by line from the directive, never copying the rest
+            end = text.find("\n", pos)
+            line = text[pos : end if end >= 0 else len(text)]
             stripped = line.strip()
             if myst and stripped.startswith(m.group(1)):
                 break  # the closing fence
