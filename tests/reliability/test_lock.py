@@ -151,6 +151,7 @@ def test_a_build_killed_mid_parse_leaves_no_worker_and_no_lock(tmp_path: Path, s
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "codecite.toml").write_text("build_workers = 2\n")  # two, whatever the cores
     for i in range(120):  # parallel parsing starts at 64 files
         (tmp_path / "pkg" / f"m{i}.py").write_text(f'def f{i}(x):\n    """Step {i}."""\n')
     build = subprocess.Popen(
