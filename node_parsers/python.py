@@ -110,7 +110,11 @@ def parse_python_source(
     is_package = source_path.endswith(("__init__.py", "__init__.pyi"))
     walker = ModuleWalker(data, source_path, module, include_private, is_package)
     walker.walk(tree.root_node)
-    adds = _ADDS_NAMES.search(_without_getattr(tree.root_node, data))
+    adds = (  # every form the pattern knows holds one of these: most files skip its search
+        _ADDS_NAMES.search(_without_getattr(tree.root_node, data))
+        if b"globals()" in data or b"vars()" in data or b"setattr(" in data
+        else None
+    )
     if adds is not None:  # anywhere: a function writing globals() adds names too
         how = " ".join(adds.group().decode("utf-8", "replace").split())
         walker.namespace.adds_names = "globals() handed to a function" if how[:1] in "(," else how
