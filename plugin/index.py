@@ -57,7 +57,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-
 LOAD_ATTEMPTS = 3  # a load that meets a build's swap reads the index again, this often
 SWAP_RETRY_SECONDS = 0.2  # a swap is two renames: it is over well within this
 # Files a load does not read: checked by size then, by their readers when read (nodes.jsonl
@@ -213,8 +212,11 @@ class CodeciteIndex:
         **kwargs: Any,
     ) -> Any:
         """A LlamaIndex retriever (lexical, or hybrid with ``dense``); ``node_postprocessors``."""
-        from codecite.retrievers.bm25 import CodeciteRetriever
+        from codecite.answers.engine import engine_options  # a misspelt keyword: an error
+        from codecite.retrievers.bm25 import RETRIEVER_OPTIONS, CodeciteRetriever
 
+        kwargs = engine_options("as_retriever", kwargs, RETRIEVER_OPTIONS | QUERY_OPTIONS)
+        similarity_top_k = kwargs.pop("similarity_top_k", similarity_top_k)  # given as ``k``
         dense_options = {k: kwargs.pop(k) for k in DENSE_OPTIONS if k in kwargs}
         postprocessors = list(kwargs.pop("node_postprocessors", None) or ())
         retriever = self._lexical(

@@ -9,6 +9,7 @@ tokens, composed boosts; docs/retrieval.md) as a subclass of LlamaIndex's
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -109,9 +110,18 @@ class CodeciteRetriever(LexicalScorer, BM25Retriever):
         return load_retriever(cls, Path(path), **kwargs)
 
 
+# the keywords of ``CodeciteRetriever`` a caller of ``CodeciteIndex.retriever`` may give:
+# the scorer's parts it may replace, and LlamaIndex's own (the index fills in the rest)
+RETRIEVER_OPTIONS = frozenset(
+    {*inspect.signature(LexicalScorer.__init__).parameters, "callback_manager", "verbose"}
+    | {"node_postprocessors"}
+) - {"self", "nodes", "bm25", "kinds", "path_prefix"}
+
+
 __all__ = [
     "CANDIDATES_PER_RESULT",
     "MAX_TOP_K",
+    "RETRIEVER_OPTIONS",
     "CodeciteRetriever",
     "_capped",
     "_sorted",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from llama_index.core import Document, get_response_synthesizer
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.ingestion import IngestionPipeline
@@ -112,3 +113,15 @@ def test_loaded_nodes_equal_validated_text_nodes_and_share_nothing() -> None:
     assert b.relationships == {} and "note" not in b.excluded_llm_metadata_keys
     assert "note" not in a.excluded_embed_metadata_keys and "note" not in b.metadata
     assert TextNode.model_validate(a.model_dump()) == a
+
+
+def test_as_retriever_checks_its_keywords(built_sample: Path) -> None:
+    index = codecite.load(built_sample)
+    with pytest.raises(TypeError, match="did you mean 'similarity_top_k'") as caught:
+        index.as_retriever(simlarity_top_k=3)
+    assert "as_retriever() got an unexpected keyword argument" in str(caught.value)
+    assert "LexicalScorer" not in str(caught.value)  # the caller's name, not an internal class
+    with pytest.raises(TypeError, match="did you mean 'kind'"):
+        index.as_retriever(kinds=["python_symbol"])
+    hits = index.as_retriever(k=2, kind="python_symbol").retrieve("static shift correction")
+    assert len(hits) == 2 and {h.node.metadata["kind"] for h in hits} == {"python_symbol"}
