@@ -22,6 +22,7 @@ tables only from an index of the same version (docs/architecture.md,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
-PARSER_VERSION = 31
+PARSER_VERSION = 32
 PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 @dataclass
@@ -53,12 +55,17 @@ class ParsedFile:
 
 
 def read_text(file: CorpusFile, warnings: list[str]) -> str:
-    """The file's text; bytes that are not UTF-8 become replacement characters (a warning)."""
+    """The file's text; bytes that are not UTF-8 become replacement characters (a warning).
+
+    A lone ``\r`` (old Mac line ends) becomes ``\n``: Python ends a line there, tree-sitter
+    does not, and every node of such a file was cited at line 1. Offsets do not move.
+    """
     try:
-        return file.content().decode("utf-8")
+        text = file.content().decode("utf-8")
     except UnicodeDecodeError:
         warnings.append(f"{file.rel}: not valid UTF-8, decoded with replacement characters")
-        return file.content().decode("utf-8", errors="replace")
+        text = file.content().decode("utf-8", errors="replace")
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
 
 
 def parse_text(text: str, file: CorpusFile, cfg: CodeciteConfig) -> ParsedFile:

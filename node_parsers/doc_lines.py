@@ -79,6 +79,19 @@ def stem(source_path: str) -> str:
     return PurePosixPath(source_path).stem or source_path or "document"
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of ``text`` as Python and editors number them: ``\n``, ``\r\n`` or a lone
+    ``\r`` ends one. (``str.splitlines`` also ends a line at a form feed or a Unicode line
+    separator, which shifts every later line of a citation.)"""
+    lines = _LINE_END.split(text)
+    if lines[-1] == "":  # a final line end opens no line
+        lines.pop()
+    return lines
+
+
 def split_lines(text: str) -> list[str]:
     """The document's lines, a leading byte order mark dropped."""
-    return text.lstrip("\ufeff").splitlines()
+    return source_lines(text.lstrip("\ufeff"))

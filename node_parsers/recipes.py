@@ -50,7 +50,7 @@ from typing import Any
 
 from codecite.lazy import lazy_attributes
 
-from .doc_lines import front_matter_end
+from .doc_lines import front_matter_end, split_lines
 from .markdown import markdown_chunks, markdown_headings
 from .schema import NodeKind, NodeRecord
 from .sections import DEFAULT_MAX_SECTION_CHARS, chunks_to_nodes
@@ -192,7 +192,7 @@ def _workflow_line(lines: Sequence[str], first: int, headings: Sequence[Any]) ->
 
 def recipe_info(text: str, source_path: str) -> RecipeInfo:
     """Read a recipe's workflow, title and phrases (see the module docstring)."""
-    lines = text.lstrip("\ufeff").splitlines()
+    lines = split_lines(text)
     fields, first = parse_front_matter(lines)
     headings = markdown_headings(lines, first)
     workflow = (

@@ -279,11 +279,12 @@ class NameTable:
         parts = name.strip().removesuffix("()").split(".")
         if not all(parts) or len(parts) > MAX_NAME_PARTS:
             return None
+        stand_ins: set[str] = set()  # a class standing in for a member it lacks: no match
         if len(parts) == 1:
             found = self._best(self.by_leaf.get(parts[0]) or self._lower(parts[0]))
         else:
-            found = self._path(parts, loose=False)
-        return found[0] if found else None
+            found = self._path(parts, loose=False, stand_ins=stand_ins)
+        return found[0] if found and found[0] not in stand_ins else None
 
     def mask(self, query: str) -> np.ndarray:
         """One bool per node: does ``query`` name this node's symbol (``resolve``)?"""

@@ -113,9 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except KeyboardInterrupt:
-        print(
-            f"codecite {args.command}: interrupted; the previous index is intact", file=sys.stderr
-        )
+        print(f"codecite {args.command}: interrupted; no index was changed", file=sys.stderr)
         return EXIT_INTERRUPTED
     except OSError as exc:  # a folder that cannot be written or read, a full disk, ...
         message, code = _os_error(args.command, exc)

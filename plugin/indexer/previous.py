@@ -19,6 +19,7 @@ from codecite.node_parsers.dispatch import PARSER_VERSION
 from codecite.retrievers.tokenizer import TokenizerSettings
 from codecite.store.files import (
     LINES,
+    MANIFEST,
     NODES,
     SYMBOLS,
     Manifest,
@@ -48,7 +49,7 @@ def reusable_manifest(cfg: CodeciteConfig) -> tuple[Manifest | None, str | None]
     changed build reuses), the dense vectors' reader, or ``verify_previous`` when
     nothing changed; so a one-file build hashes each reused file once, not twice.
     """
-    if not cfg.index_path.exists():
+    if not (cfg.index_path / MANIFEST).exists():  # no index yet (an empty --index-dir too)
         return None, None
     try:
         manifest, text = read_manifest_text(cfg.index_path)

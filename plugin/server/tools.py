@@ -17,6 +17,7 @@ from typing import Any
 
 from codecite.answers.session import Session
 from codecite.errors import CodeciteError
+from codecite.node_parsers.doc_lines import source_lines
 from codecite.node_parsers.schema import citation, node_label
 from codecite.retrievers.render import evidence_row
 from codecite.safe_io import UnsafeFileError, read_regular_file
@@ -122,7 +123,8 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
     if symbol is None or not nodes:
         every = sorted(index.symbol_table.symbols, key=lambda s: (len(s), s))
         owner, _, leaf = wanted.rpartition(".")
-        siblings = [s.rsplit(".", 1)[-1] for s in every if owner and s.startswith(owner + ".")]
+        prefix = (index.resolve_symbol(owner) or owner) if owner else ""  # its class, resolved
+        siblings = [s.rsplit(".", 1)[-1] for s in every if prefix and s.startswith(prefix + ".")]
         near = [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
         return {"name": name, "found": False, "did_you_mean": near}
     node = next((n for n in nodes if n.metadata.get("kind") != "module_doc"), nodes[0])
@@ -192,7 +194,8 @@ def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str,
         m = CITATION.match(ref.strip())
         if m is None:
             raise ToolInputError(
-                f"{ref!r} is neither a node id nor a citation path:start-end from a result"
+                f"{ref!r} is neither a node id nor a citation path:start-end from a result "
+                "(a rebuild gives nodes new ids: search again for a current one)"
             )
         path, start = m["path"], int(m["start"])
         end = int(m["end"] or start)
@@ -205,7 +208,7 @@ def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str,
         data = read_regular_file(root / path, root=root, limit=MAX_READ_BYTES)
     except (OSError, UnsafeFileError) as exc:
         raise ToolInputError(f"'{path}' cannot be read now ({exc}); rebuild the index") from exc
-    lines = data.decode("utf-8", errors="replace").splitlines()
+    lines = source_lines(data.decode("utf-8", errors="replace"))  # numbered as the build did
     if start > len(lines):
         raise ToolInputError(
             f"'{path}' has {len(lines)} lines; lines {start}-{end} are past its end"

@@ -105,7 +105,7 @@ def test_keyboard_interrupt_inside_the_writer(
         codecite.build(sample_repo)
     assert _node_ids(sample_repo) == before and _leftovers(sample_repo) == []
     code, _, err = cli_inproc("build", str(sample_repo))
-    assert code == 130 and err == "codecite build: interrupted; the previous index is intact\n"
+    assert code == 130 and err == "codecite build: interrupted; no index was changed\n"
     assert _node_ids(sample_repo) == before and _leftovers(sample_repo) == []
 
 

@@ -118,7 +118,9 @@ def test_a_file_dropped_into_the_index_makes_it_foreign(repo: Path) -> None:
 def test_empty_folder_and_own_index_are_replaced(repo: Path, tmp_path: Path) -> None:
     empty = tmp_path / "idx"
     empty.mkdir()
-    assert codecite.build(repo, index_dir=str(empty)).nodes > 0
+    code, out, err = cli_inproc("build", str(repo), "--index-dir", str(empty))
+    assert code == 0 and out.startswith("built "), err  # a first build: nothing "not reused"
+    assert codecite.build(repo, index_dir=str(empty), full=True).nodes > 0
     assert (empty / store.MARKER).is_file()
     marker = json.loads((empty / store.MARKER).read_text())
     manifest = json.loads((empty / store.MANIFEST).read_text())

@@ -267,3 +267,29 @@ def test_lookup_symbol_follows_an_alias_to_its_definition(tmp_path: Path) -> Non
     assert found["summary"] == "Make a field."
     plain = lookup_symbol(resident, "fieldkit.LIMIT")  # a value, not an alias
     assert plain["symbol"] == "fieldkit.LIMIT" and "alias" not in plain
+
+
+def test_lookup_symbol_never_finds_a_member_the_class_lacks(tmp_path: Path) -> None:
+    """``pkg.Dataset.sell``: not found (the class stood in for it), with the class's real
+    members as suggestions under the name the agent wrote, not the class as a match."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "gridkit" / "core").mkdir(parents=True)
+    (tmp_path / "gridkit" / "core" / "dataset.py").write_text(
+        'class Dataset:\n    """Labelled arrays."""\n\n'
+        '    def sel(self, **where):\n        """Select by label."""\n\n'
+        '    def isel(self, **where):\n        """Select by position."""\n'
+    )
+    (tmp_path / "gridkit" / "__init__.py").write_text("from .core.dataset import Dataset\n")
+    build(tmp_path)
+    resident = ResidentIndex(tmp_path)
+    assert lookup_symbol(resident, "gridkit.Dataset.sel")["symbol"] == (
+        "gridkit.core.dataset.Dataset.sel"
+    )
+    for wrong in ("gridkit.Dataset.sell", "gridkit.Dataset.sel.foo", "Dataset.to_parquet"):
+        missing = lookup_symbol(resident, wrong)
+        assert missing["found"] is False and "symbol" not in missing, wrong
+    assert lookup_symbol(resident, "gridkit.Dataset.sell")["did_you_mean"][0] == (
+        "gridkit.Dataset.sel"
+    )
