@@ -8,10 +8,12 @@ file is checked to be the same one at the end, so a load that raced a swap is re
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import logging
+import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +45,7 @@ from codecite.store.opening import (
     manifest_summary,
     put_back,
     record_vote,
+    recorded_root,
     stale_fix,
 )
 from codecite.store.records import collector_paused
@@ -95,13 +98,16 @@ class CodeciteIndex:
     @classmethod
     def load(
         cls,
-        path: str | Path = ".",
+        path: str | Path | None = None,
         *,
         index_dir: str | None = None,
         config_file: str | Path | None = None,
         strict: bool = False,
         check_stale: bool = True,
     ) -> CodeciteIndex:
+        if path is None:  # an index_dir index's own repository, as the CLI takes; else here
+            index_dir = os.path.abspath(index_dir) if index_dir else None
+            path = (recorded_root(index_dir) if index_dir else None) or "."
         cfg = load_config(path, config_file, index_dir=index_dir)
         for attempt in range(LOAD_ATTEMPTS):
             before = manifest_stamp(cfg.index_path)
@@ -298,23 +304,17 @@ class CodeciteIndex:
         Example:
             >>> plain = index.with_settings(doc_propagation=False)   # doctest: +SKIP
         """
-        settings = dataclasses.replace(self._parts["settings"], **overrides)
-        return CodeciteIndex(
-            self.config,
-            self.manifest,
-            self.nodes,
-            self.bm25,
-            self._symbol_table,
-            {**self._parts, "settings": settings},
-        )
+        other = copy.copy(self)  # the same nodes and tables; its own parts and vectors
+        other._parts = {**self._parts, "settings": replace(self._parts["settings"], **overrides)}
+        other._arrays = None
+        return other
 
     def node(self, node_id: str) -> NodeRecord | None:
         row = self._node_arrays().positions().get(node_id)
         return None if row is None else self.nodes[row]
 
     def verify(self) -> int:
-        """Check every file's checksum (a load checks those it reads), then decode and
-        check every record against the columns scoring reads; the count."""
+        """Check every file's checksum, then every record against the columns; the count."""
         verify_files(self.config.index_path, self.manifest)
         return self.nodes.verify() if hasattr(self.nodes, "verify") else len(self.nodes)
 
@@ -395,6 +395,6 @@ class CodeciteIndex:
         return self.as_query_engine(llm=llm, session=session, **kwargs).query(query)
 
 
-def load(path: str | Path = ".", **kwargs: Any) -> CodeciteIndex:
+def load(path: str | Path | None = None, **kwargs: Any) -> CodeciteIndex:
     """Load the index of the repository at ``path`` (see ``CodeciteIndex.load``)."""
     return CodeciteIndex.load(path, **kwargs)

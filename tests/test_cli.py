@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fixture_facts import SAMPLE_FILES, SAMPLE_NODES
+
+import codecite
 
 
 def run(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -97,6 +100,24 @@ def test_an_index_dir_is_used_with_the_repository_it_was_built_from(
     other = run(elsewhere, "stats", "-C", ".", "--index-dir", str(index))
     assert f"STALE: it was built from '{sample_repo.resolve()}'" in other.stdout
     assert "using" not in other.stderr
+
+
+def test_load_with_only_an_index_dir_takes_its_repository(
+    sample_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``codecite.load(index_dir=...)`` from another folder, as the CLI: the index's own
+    repository, not the current folder (which read as "built from other sources")."""
+    assert run(tmp_path, "build", str(sample_repo), "--index-dir", "idx/geokit").returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    index = codecite.load(index_dir="../idx/geokit")  # relative: from here, as a shell path
+    assert Path(index.config.root) == sample_repo.resolve() and not index.is_stale()
+    assert index.query("phase tensor skew", k=1).nodes[0].node.metadata["symbol"] == (
+        "geokit.phase.skew"
+    )
+    here = codecite.load(".", index_dir=str(tmp_path / "idx" / "geokit"), check_stale=False)
+    assert Path(here.config.root) == elsewhere.resolve() and here.is_stale()  # the path given
 
 
 def test_a_relative_index_dir_is_read_from_the_current_folder(

@@ -51,10 +51,13 @@ class CodeciteChatEngine(BaseChatEngine):
 
     def __init__(self, index: Any, **answer_options: Any) -> None:
         from codecite.answers.engine import ENGINE_OPTIONS, engine_options
+        from codecite.answers.llms import checked_llm
 
         self._index = index  # the chat keeps its own session
         allowed = ENGINE_OPTIONS - {"session"}
         self._options = engine_options("as_chat_engine", answer_options, allowed)
+        if "llm" in self._options:  # refused now, not at the first message
+            self._options["llm"] = checked_llm(self._options["llm"])
         self._session = Session()
         self._history: list[ChatMessage] = []
         self._lock = threading.Lock()  # one message at a time: turns build on each other

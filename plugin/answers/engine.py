@@ -12,7 +12,7 @@ from difflib import get_close_matches
 from typing import Any
 
 from llama_index.core.base.response.schema import Response, StreamingResponse
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_validator
 from llama_index.core.prompts import PromptTemplate
 from llama_index.core.query_engine import CustomQueryEngine
 from pydantic import SkipValidation
@@ -29,6 +29,7 @@ from codecite.answers.answerer import (
     resolve_llm,
 )
 from codecite.answers.context import DEFAULT_MAX_EVIDENCE, DEFAULT_TOKEN_BUDGET
+from codecite.answers.llms import checked_llm
 from codecite.answers.protocols import IndexLike
 from codecite.retrievers.results import to_node_with_score
 
@@ -48,9 +49,9 @@ class CodeciteQueryEngine(CustomQueryEngine):
     llm: Any = Field(default=None, description="a LlamaIndex LLM; None: Settings.llm if set")
     session: Any = Field(default=None, description="a codecite.answers.session.Session or None")
     registry: Any = Field(default=None, description="ProjectRegistry (default: from config)")
-    similarity_top_k: int = Field(default=DEFAULT_TOP_K)
-    max_evidence: int = Field(default=DEFAULT_MAX_EVIDENCE)
-    token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET)
+    similarity_top_k: int = Field(default=DEFAULT_TOP_K, gt=0)
+    max_evidence: int = Field(default=DEFAULT_MAX_EVIDENCE, gt=0)
+    token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, gt=0)
     streaming: bool = Field(default=False)
     dense: bool = Field(default=False)
     answer_template: Any = Field(default=DEFAULT_ANSWER_PROMPT)
@@ -61,6 +62,11 @@ class CodeciteQueryEngine(CustomQueryEngine):
         default=False, description="with an LLM, fuse its query rewrites in (query_rewrite)"
     )
     _rewrite_cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @field_validator("llm")
+    @classmethod
+    def _llm(cls, llm: Any) -> Any:  # "openai:gpt-4o-mini" as --llm takes it; 42 refused now
+        return checked_llm(llm)
 
     def answerer(self) -> Answerer:
         """The plain answer pass with this engine's settings (sources as ``NodeWithScore``)."""

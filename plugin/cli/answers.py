@@ -13,13 +13,10 @@ import json
 import sys
 from typing import Any
 
+from codecite.answers.llms import make_llm
 from codecite.cli.shared import EXIT_OK, Command, add_common_options, load_index
 from codecite.errors import UsageError
 
-LLM_PROVIDERS = {
-    "openai": ("llama_index.llms.openai", "OpenAI", "llama-index-llms-openai"),
-    "ollama": ("llama_index.llms.ollama", "Ollama", "llama-index-llms-ollama"),
-}
 EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 
 
@@ -51,25 +48,6 @@ def _configure_common(p: argparse.ArgumentParser) -> None:
 def _configure_ask(p: argparse.ArgumentParser) -> None:
     p.add_argument("text", help="the question")
     _configure_common(p)
-
-
-def make_llm(spec: str | None) -> Any:
-    """``"openai:gpt-4o-mini"`` -> that LlamaIndex LLM (imported lazily); None -> None."""
-    if not spec:
-        return None
-    provider, _, model = spec.partition(":")
-    if provider not in LLM_PROVIDERS or not model:
-        raise UsageError(
-            f"--llm {spec!r} is not PROVIDER:MODEL with PROVIDER one of "
-            f"{', '.join(LLM_PROVIDERS)} (e.g. openai:gpt-4o-mini)"
-        )
-    module, cls, package = LLM_PROVIDERS[provider]
-    try:
-        import importlib
-
-        return getattr(importlib.import_module(module), cls)(model=model)
-    except ImportError as exc:
-        raise UsageError(f"--llm {provider} needs `pip install {package}`") from exc
 
 
 def _engine(args: argparse.Namespace, session: Any) -> Any:

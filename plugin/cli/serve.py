@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from codecite.cli.answers import make_llm
+from codecite.answers.llms import make_llm
 from codecite.cli.shared import EXIT_OK, Command, add_common_options
 from codecite.errors import UsageError
 

@@ -78,6 +78,8 @@ def settle_root(args: argparse.Namespace) -> None:
     """
     from pathlib import Path
 
+    from codecite.store.opening import recorded_root
+
     if getattr(args, "index_dir", None) and "\x00" not in args.index_dir:
         args.index_dir = os.path.abspath(args.index_dir)  # as a shell path: from here
     if not hasattr(args, "root") or args.root is not None:
@@ -95,37 +97,6 @@ def settle_root(args: argparse.Namespace) -> None:
         f"'{index_dir}' was built from (-C PATH chooses another)",
         file=sys.stderr,
     )
-
-
-MANIFEST_HEAD_BYTES = 65536  # "root" is among a manifest's first keys
-
-
-def recorded_root(index_dir: Any) -> Any:
-    """The existing folder the index at ``index_dir`` was built from, or None.
-
-    Read from the manifest's head only: the load that follows decodes the whole manifest
-    (megabytes at 100,000 nodes), and a command should not pay for it twice. A regular
-    file only, opened without blocking."""
-    import json
-    import re
-    import stat
-    from pathlib import Path
-
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(Path(index_dir) / "manifest.json", flags)
-        try:
-            head = os.read(fd, MANIFEST_HEAD_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-        finally:
-            os.close(fd)
-        found = re.search(rb'"root":\s*("(?:[^"\\]|\\.)*")', head)
-        root = json.loads(found.group(1)) if found else None
-    except (OSError, ValueError):
-        return None
-    if not isinstance(root, str) or not root:
-        return None
-    folder = Path(root)
-    return folder if folder.is_absolute() and folder.is_dir() else None
 
 
 def load_index(args: argparse.Namespace, check_stale: bool = True) -> Any:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +171,29 @@ def manifest_summary(index_dir: Path, m: Manifest) -> dict[str, Any]:
         "skipped": skipped,
         "warnings": m.get("warnings", []),
     }
+
+
+MANIFEST_HEAD_BYTES = 65536  # "root" is among a manifest's first keys
+
+
+def recorded_root(index_dir: Any) -> Any:
+    """The existing folder the index at ``index_dir`` was built from, or None.
+
+    Read from the manifest's head only: the load that follows decodes the whole manifest
+    (megabytes at 100,000 nodes), and a command should not pay for it twice. A regular
+    file only, opened without blocking."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(Path(index_dir) / "manifest.json", flags)
+        try:
+            head = os.read(fd, MANIFEST_HEAD_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        finally:
+            os.close(fd)
+        found = re.search(rb'"root":\s*("(?:[^"\\]|\\.)*")', head)
+        root = json.loads(found.group(1)) if found else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(root, str) or not root:
+        return None
+    folder = Path(root)
+    return folder if folder.is_absolute() and folder.is_dir() else None

@@ -8,6 +8,7 @@ import json
 import pytest
 from answers_support import ScriptedLLM
 from llama_index.core.agent.workflow import ReActAgent, ToolCallResult
+from llama_index.core.llms.mock import MockLLM
 from llama_index.core.tools import FunctionTool, QueryEngineTool
 
 import codecite
@@ -101,3 +102,22 @@ def test_options_are_checked_by_name_and_empty_questions_refused(geokit_index) -
     for bad, message in (({"query": " "}, "query is empty"), ({"query": "x", "k": 0}, "k must")):
         assert message in json.loads(search.call(**bad).content)["error"]
     assert json.loads(search.call(query="load survey", k=2).content)["results"]
+
+
+def test_an_llm_that_is_no_llm_is_refused_when_the_engine_is_made(geokit_index) -> None:
+    """``llm="openai:gpt-4o"`` and ``llm=42`` were taken, and the first question failed
+    with ``'str' object has no attribute 'complete'``; a negative budget was taken too."""
+    from codecite.errors import UsageError
+
+    for make in (geokit_index.as_query_engine, geokit_index.as_chat_engine):
+        with pytest.raises(ValueError, match="llm must be a LlamaIndex LLM"):
+            make(llm=42)
+        with pytest.raises(UsageError, match="is not PROVIDER:MODEL"):
+            make(llm="gpt-4o")
+    with pytest.raises(ValueError, match="llm must be a LlamaIndex LLM"):
+        codecite.as_tools(geokit_index, llm=object())
+    for bad in ({"token_budget": 0}, {"max_evidence": -1}, {"similarity_top_k": 0}):
+        with pytest.raises(ValueError, match="greater than 0"):
+            geokit_index.as_query_engine(**bad)
+    llm = MockLLM(max_tokens=8)
+    assert geokit_index.as_query_engine(llm=llm).llm is llm
