@@ -30,6 +30,8 @@ class ModuleNamespace:
     # a private class has no node, but a public class may inherit from it: its bases and
     # member names, so that validation knows what the public class inherits
     private_classes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # ``self.func = func`` in a method: an attribute each instance has (no node of its own)
+    instance_attributes: dict[str, list[str]] = field(default_factory=dict)
 
     def note_private_class(self, name: str, definition: Any) -> None:
         """``class _Mixin(Base): ...`` at top level: its bases' source and member names."""
@@ -84,6 +86,7 @@ class ModuleNamespace:
             "getattr": self.getattr_model,
             "instances": self.instances,
             "private_classes": self.private_classes,
+            "instance_attributes": self.instance_attributes,
             "adds_names": self.adds_names,
         }
 
@@ -100,6 +103,14 @@ class ModuleNamespace:
             base = base[: len(base) - (dots - 1)]
         return ".".join([*base, rest] if rest else base)
 
+    def _bind(self, name: str, target: str) -> None:
+        """``name`` bound to ``target`` by an import. A later binding from a private module
+        does not replace one from a public module: dask.array rebinds ``from_array`` from
+        ``_array_expr`` in a branch that is off by default; ``core``'s is what runs."""
+        old = self.imports.get(name)
+        if old is None or not _private_path(target) or _private_path(old):
+            self.imports[name] = target
+
     def add_import(self, node: Any) -> None:
         """Record the names an ``import`` or ``from ... import`` statement binds."""
         if node.type == "import_statement":
@@ -107,7 +118,7 @@ class ModuleNamespace:
                 if name.type == "aliased_import":
                     target = text(name.child_by_field_name("name"))
                     alias = text(name.child_by_field_name("alias"))
-                    self.imports[alias] = target
+                    self._bind(alias, target)
                 elif name.type == "dotted_name":
                     target = text(name)
                     self.imports.setdefault(target.split(".")[0], target.split(".")[0])
@@ -124,7 +135,12 @@ class ModuleNamespace:
             elif child.type == "aliased_import":
                 target = text(child.child_by_field_name("name"))
                 alias = text(child.child_by_field_name("alias"))
-                self.imports[alias] = f"{module}.{target}"
+                self._bind(alias, f"{module}.{target}")
             elif child.type == "dotted_name":
                 target = text(child)
-                self.imports[target] = f"{module}.{target}"
+                self._bind(target, f"{module}.{target}")
+
+
+def _private_path(dotted: str) -> bool:
+    """Does the dotted path pass through a private name (``dask.array._array_expr.x``)?"""
+    return any(part.startswith("_") and not part.startswith("__") for part in dotted.split("."))

@@ -26,7 +26,8 @@ for that symbol's definition. ``NameTable.resolve`` finds it:
    (``PintDataArrayAccessor.quantify``);
 3. when several symbols carry the name, the one meant: a definition (class,
    function, method) before an assignment, public before private, the
-   shortest path (the defining module's, not a nested or re-bound one), then
+   shortest path or public re-export (``xarray.open_dataset`` before
+   ``xarray.tutorial.open_dataset``; not a nested or re-bound one), then
    the one the docs refer to most (``structlog.processors.JSONRenderer``, not
    ``structlog.twisted.JSONRenderer``). Spelled with the query's own case
    before any other case.
@@ -129,6 +130,9 @@ class NameTable:
             if counts is not None:
                 self.mentions[symbol] = self.mentions.get(symbol, 0) + int(counts[i])
         self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.rows}
+        self.depth = {s: s.count(".") for s in self.rows}  # of its shortest public name
+        for alias, target in self.aliases.items():
+            self.depth[target] = min(self.depth[target], alias.count("."))
         self.packages = {s.split(".", 1)[0] for s in self.rows}
 
     # -- resolution --------------------------------------------------------------
@@ -141,6 +145,8 @@ class NameTable:
         on a variable: "`ws.accept()` on the `WebSocket`" is ``WebSocket.accept``.
         """
         dotted, words, code = written_names(query)
+        if words == [query.strip().strip("`").removesuffix("()")]:
+            code = {*code, *words}  # the whole query is one name (``sel``): as if written as code
         found: list[str] = []
         stand_ins: set[str] = set()  # classes named only for an attribute that is no node
         on_variables: list[tuple[str, list[str]]] = []  # (member, guess) of ``ws.accept``
@@ -309,8 +315,9 @@ class NameTable:
             target = self.aliases.get(".".join(parts[:cut]))
             if target is not None:
                 full = ".".join([target, *parts[cut:]])
-                if full in self.rows:
-                    return [full]
+                inherited = self._member(target, parts[-1]) if cut == len(parts) - 1 else None
+                if full in self.rows or inherited:  # ``dask.array.Array.persist``: a base's
+                    return [inherited or full]
         leaf = parts[-1]
         suffix = "." + path
         ends = [s for s in self.by_leaf.get(leaf, []) if s.endswith(suffix)]
@@ -369,7 +376,7 @@ class NameTable:
 
     def _preference(self, symbol: str) -> tuple[bool, bool, int, int, int]:
         definition, public = self.info[symbol]
-        depth = symbol.count(".")
+        depth = self.depth[symbol]  # xarray.open_dataset (a re-export) before .tutorial's
         return (not definition, not public, depth, -self.mentions.get(symbol, 0), len(symbol))
 
 

@@ -438,3 +438,39 @@ def test_a_binding_of_an_instance_method_names_the_method(tmp_path: Path) -> Non
     names = json.loads((index.config.index_path / "extras" / "public_names.json").read_text())
     assert names["jobs._impl.run"] == names["jobs.run"] == "jobs._impl.Engine.run"
     assert "jobs.limit" not in names or names["jobs.limit"] == "jobs._impl.limit"
+
+
+def test_a_public_re_export_is_the_shortest_name_and_one_word_alone_is_a_name() -> None:
+    """xarray: ``open_dataset`` is ``xarray.open_dataset`` (defined in backends.api), not
+    ``xarray.tutorial.open_dataset``, the shorter defining path; ``sel`` alone is a name."""
+    symbols = [
+        "xr.tutorial.open_dataset",
+        "xr.backends.api.open_dataset",
+        "xr.core.dataset.Dataset",
+        "xr.core.dataset.Dataset.sel",
+    ]
+    kinds = ["function", "function", "class", "method"]
+    aliases = {"xr.open_dataset": "xr.backends.api.open_dataset", "xr.Dataset": symbols[2]}
+    table = NameTable(symbols, kinds, [True] * 4, aliases)
+    assert table.resolve("open_dataset") == ["xr.backends.api.open_dataset"]
+    assert table.symbol("open_dataset") == "xr.backends.api.open_dataset"
+    assert table.resolve("sel") == ["xr.core.dataset.Dataset.sel"]  # the whole query
+    assert table.resolve("`sel`") == ["xr.core.dataset.Dataset.sel"]
+    assert table.resolve("how do I sel by label") == []  # a plain word in a sentence
+
+
+def test_a_public_name_finds_the_member_a_base_defines() -> None:
+    """``dask.array.Array.persist``: ``Array`` (a re-export) inherits ``persist``; not the
+    experimental copy of ``Array`` elsewhere that defines its own."""
+    symbols = [
+        "da.core.Array",
+        "da.base.Mixin",
+        "da.base.Mixin.persist",
+        "da._expr.Array",
+        "da._expr.Array.persist",
+    ]
+    kinds = ["class", "class", "method", "class", "method"]
+    bases: list[list[str] | None] = [["Mixin"], None, None, None, None]
+    table = NameTable(symbols, kinds, [True] * 5, {"da.Array": "da.core.Array"}, bases=bases)
+    assert table.resolve("da.Array.persist") == ["da.base.Mixin.persist"]
+    assert table.symbol("da.Array.persist") == "da.base.Mixin.persist"
