@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from codecite.config.model import DEFAULT_EXAMPLE_DIRS, CodeciteConfig
+from codecite.config.model import DEFAULT_DOC_DIRS, DEFAULT_EXAMPLE_DIRS, CodeciteConfig
 from codecite.indexer.corpus import FileRole
 from codecite.vocabulary import DOC_SUFFIXES, NOTEBOOK_SUFFIX  # others read as Markdown
 
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
-PARSER_VERSION = 32
+PARSER_VERSION = 33
 PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -111,8 +111,17 @@ def _parse_python(text: str, rel: str, cfg: CodeciteConfig, parsed: ParsedFile) 
             "partially parsed"
         )
     parsed.warnings += [f"{rel}: {w}" for w in result.warnings]
-    if rel.split("/", 1)[0] in DEFAULT_EXAMPLE_DIRS:
+    if in_gallery(rel):
         parsed.nodes = _gallery_nodes(text, rel, cfg, parsed.nodes)
+
+
+def in_gallery(rel: str) -> bool:
+    """Is ``rel`` where example scripts live: a top-level examples folder, or one inside
+    the docs (scikit-image's ``doc/examples``, sphinx-gallery's ``docs/tutorials``)?"""
+    parts = rel.split("/")
+    return parts[0] in DEFAULT_EXAMPLE_DIRS or (
+        parts[0] in DEFAULT_DOC_DIRS and any(p in DEFAULT_EXAMPLE_DIRS for p in parts[1:-1])
+    )
 
 
 def _gallery_nodes(

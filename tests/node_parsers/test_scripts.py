@@ -94,3 +94,21 @@ def test_a_notebook_exported_to_a_script_keeps_its_markdown_headings() -> None:
     lines = source.split("\n")
     assert lines[nodes[1].metadata["start_line"] - 1] == "# ## The ADF test"
     assert "tk.adfuller" in nodes[1].metadata["code_refs"]
+
+
+def test_gallery_scripts_in_an_examples_folder_of_the_docs_are_pages(tmp_path: Path) -> None:
+    """scikit-image keeps its gallery in ``doc/examples/<topic>/``: its 141 scripts gave
+    1,604 one-line variables as API (``plot_dog.filtered_image``) and no prose."""
+    (tmp_path / "plotkit").mkdir()
+    (tmp_path / "plotkit" / "__init__.py").write_text('def violinplot(data):\n    """Draw."""\n')
+    for folder in ("doc/examples/plots", "docs/tutorials", "plotkit/examples"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "violins.py").write_text(GALLERY)
+    codecite.build(tmp_path)
+    kinds: dict[str, list[str]] = {}
+    for n in codecite.load(tmp_path).nodes:
+        kinds.setdefault(n.metadata["source_path"], []).append(n.metadata["kind"])
+    assert kinds["doc/examples/plots/violins.py"] == ["doc_section", "doc_section"]
+    assert kinds["docs/tutorials/violins.py"] == ["doc_section", "doc_section"]
+    # a package's own ``examples`` subpackage is code, as any module of the package
+    assert "doc_section" not in kinds["plotkit/examples/violins.py"]
