@@ -118,6 +118,7 @@ def parse_python_source(
     if adds is not None:  # anywhere: a function writing globals() adds names too
         how = " ".join(adds.group().decode("utf-8", "replace").split())
         walker.namespace.adds_names = "globals() handed to a function" if how[:1] in "(," else how
+    _note_instance_attributes(walker, data, module)
     errors = _error_lines(tree.root_node) if tree.root_node.has_error else []
     return PythonParseResult(
         walker.nodes,
@@ -126,6 +127,31 @@ def parse_python_source(
         error_lines=errors,
         warnings=walker.warnings,
     )
+
+
+# ``self.name = ...`` / ``self.name: T = ...`` / ``setattr(self, "name", ...)``
+_SELF_ATTRIBUTE = re.compile(
+    rb"\bself\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)|\bsetattr\(\s*self\s*,\s*['\"](\w+)['\"]"
+)
+
+
+def _note_instance_attributes(walker: ModuleWalker, data: bytes, module: str) -> None:
+    """The attributes each class's methods set on ``self`` (lmfit's ``Model.func``): an
+    instance has them, so calling one is no call of a missing method (validation)."""
+    if b"self" not in data:
+        return
+    lines = data.split(b"\n")
+    for node in walker.nodes:
+        meta = node.metadata
+        if meta.get("symbol_type") != "class" or not str(meta.get("symbol", "")).startswith(
+            module + "."
+        ):
+            continue
+        body = b"\n".join(lines[int(meta["start_line"]) - 1 : int(meta["end_line"])])
+        names = {a or b for a, b in (m.groups() for m in _SELF_ATTRIBUTE.finditer(body))}
+        if names:
+            key = str(meta["symbol"])[len(module) + 1 :]
+            walker.namespace.instance_attributes[key] = [n.decode() for n in sorted(names)]
 
 
 def module_name_for(source_path: str, package_dirs: dict[str, str] | None = None) -> str:

@@ -341,7 +341,10 @@ CASES = [
     (
         "instance_method_missing",
         AGENT + "a = StaticShiftAgent(None)\na.run('S01')\na.describe()\na.no_such_method()\n",
-        ["'valpkg.agents.StaticShiftAgent' object has no attribute 'no_such_method'"],
+        [  # ``self.method`` is set in __init__: an attribute, the close name
+            "'valpkg.agents.StaticShiftAgent' object has no attribute 'no_such_method' "
+            "(did you mean `method`?)"
+        ],
         [],
     ),
     (
@@ -723,3 +726,27 @@ def test_names_a_package_binds_by_chaining_stubbing_or_filling_globals(tmp_path)
     warned = "\n".join(result["warnings"])
     assert "'kit.logs' has it only in its type stub" in warned
     assert "'kit.op' adds names at run time (globals() handed to a function)" in warned
+
+
+def test_calling_an_attribute_a_method_sets_on_self_is_no_missing_method(tmp_path):
+    """lmfit's ``Model.__init__`` sets ``self.func = func``; its own examples call
+    ``model.func(x)``, which was an error. A misspelt method is still one."""
+    table = package_table(
+        tmp_path,
+        {
+            "fitkit/__init__.py": "from .model import Model, Composite\n",
+            "fitkit/model.py": (
+                "class Model:\n    def __init__(self, func):\n        self.func = func\n\n"
+                "    def fit(self, data):\n        return data\n\n\n"
+                "class Composite(Model):\n    def eval(self):\n        return 1\n"
+            ),
+        },
+    )
+    code = (
+        "import fitkit\nm = fitkit.Model(len)\nm.func(1)\nfitkit.Composite(len).func(2)\n"
+        "m.fitt(3)\n"
+    )
+    result = validate_generated_code(code, table)
+    assert result["errors"] == [
+        "'fitkit.Model' object has no attribute 'fitt' (did you mean `fit`?)"
+    ]

@@ -137,6 +137,11 @@ class SymbolTable:
         module, _, name = (cls or "").rpartition(".")
         return (self.modules.get(module) or {}).get("private_classes", {}).get(name)
 
+    def instance_attributes(self, cls: str) -> list[str]:
+        """What ``cls``'s methods set on ``self`` (``ModuleNamespace.instance_attributes``)."""
+        module, _, name = cls.rpartition(".")
+        return list((self.modules.get(module) or {}).get("instance_attributes", {}).get(name, ()))
+
     def names_in(self, module: str) -> set[str]:
         """Every name a module binds at top level, plus its direct submodules."""
         ns = self.modules.get(module, {})

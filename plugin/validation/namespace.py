@@ -228,21 +228,12 @@ class Namespace:
         if how or name in ns.get("stub_names", ()):  # loguru's Logger: in __init__.pyi only
             reason = f"adds names at run time ({how})" if how else "has it only in its type stub"
             return Ref(RefKind.UNKNOWN, display, probe=probe, reason=f"'{owner.display}' {reason}")
+        unindexed = "the package imports it but it is not indexed"
         if f"{module}.{name}" in self.unindexed:
-            return Ref(
-                RefKind.UNKNOWN,
-                display,
-                probe=probe,
-                reason="the package imports it but it is not indexed",
-            )
+            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=unindexed)
         if not ns:
-            return Ref(
-                RefKind.UNKNOWN,
-                display,
-                probe=probe,
-                reason=f"'{owner.display}' is "
-                "a namespace package; other distributions may add to it",
-            )
+            why = "is a namespace package; other distributions may add to it"
+            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=f"'{owner.display}' {why}")
         local = self.table.names_in(module) | self._star_names(ns)
         local |= {*lazily.get("names", ()), *lazily.get("lazy", {})}
         near = suggest(name, local, self._every_name)
@@ -309,9 +300,12 @@ class Namespace:
         members, complete = self.class_members(owner.canonical or "")
         display = f"{owner.display}.{name}"
         if name in members:
+            symbol = members[name]
+            if symbol is None:  # set on ``self`` by a method: it may hold anything
+                return OPAQUE
             via = "instance" if owner.kind is RefKind.INSTANCE else "class"
-            return self.symbol_ref(display, members[name], via)
-        # Plain class attributes and self.x set in __init__ are not recorded, so
+            return self.symbol_ref(display, symbol, via)
+        # Plain class attributes are not recorded (``self.x`` set in a method is), so
         # only a *called* public name on a fully known class is provably absent.
         if name.startswith("_") or not complete or not called:
             return OPAQUE
@@ -325,10 +319,11 @@ class Namespace:
             suggestions=did_you_mean(name, members),
         )
 
-    def class_members(self, cls: str, depth: int = 0) -> tuple[dict[str, str], bool]:
+    def class_members(self, cls: str, depth: int = 0) -> tuple[dict[str, str | None], bool]:
         """Members of ``cls`` and its in-package bases; False when a base is unknown."""
         entry = self.table.symbols.get(cls) or {}
-        own = {n: f"{cls}.{n}" for n in self.table.children.get(cls, ())}
+        own: dict[str, str | None] = dict.fromkeys(self.table.instance_attributes(cls))
+        own.update({n: f"{cls}.{n}" for n in self.table.children.get(cls, ())})
         own.update(
             {n: f"{cls}.{n}" for n in (self.table.private_class(cls) or {}).get("members", ())}
         )
@@ -336,7 +331,7 @@ class Namespace:
         bases = self.bases_of(cls)
         if bases is None or depth > MAX_BASE_DEPTH:
             return own, False
-        members: dict[str, str] = {}
+        members: dict[str, str | None] = {}
         complete = True
         for base in reversed(bases):
             inherited, ok = self.class_members(base, depth + 1)

@@ -130,6 +130,41 @@ def test_namespace_records_imports_all_and_definitions() -> None:
     assert package.is_package and package.imports == {"b": "pkg.a.b"}
 
 
+def test_a_private_module_does_not_rebind_a_name_a_public_one_bound() -> None:
+    """dask.array binds ``from_array`` from ``core``, then again from ``_array_expr`` in a
+    branch that is off by default: the public binding is the one kept; among private or
+    among public bindings, the last one still wins, as Python runs them."""
+    source = (
+        "from pkg.core import from_array, Array\n"
+        "from pkg._shim import helper\n"
+        "if planning_enabled():\n"
+        "    from pkg._array_expr import from_array, Array\n"
+        "    from pkg._fast import helper\n"
+        "from pkg.compat import Array\n"
+    )
+    ns = parse_python_source(source, "pkg/array/__init__.py", "pkg.array").namespace
+    assert ns.imports == {
+        "from_array": "pkg.core.from_array",
+        "Array": "pkg.compat.Array",
+        "helper": "pkg._fast.helper",
+    }
+
+
+def test_instance_attributes_are_what_methods_set_on_self() -> None:
+    source = (
+        "class Model:\n"
+        "    def __init__(self, func):\n"
+        "        self.func = func\n"
+        "        self.opts: dict = {}\n"
+        "        setattr(self, 'extra', 1)\n"
+        "        self.count += 1\n"
+        "    def same(self, other):\n"
+        "        return self.func == other\n"
+    )
+    ns = parse_python_source(source, "pkg/model.py", "pkg.model").namespace
+    assert ns.instance_attributes == {"Model": ["extra", "func", "opts"]}
+
+
 def test_syntax_errors_keep_the_other_symbols() -> None:
     broken = (
         "def ok():\n    '''Fine.'''\n\ndef bad(:\n    pass\n\n"
