@@ -211,3 +211,40 @@ def test_build_progress_is_drawn_only_on_a_terminal(sample_repo: Path) -> None:
     assert code == 0 and out.startswith("built ")
     assert "parsing: 100%" in err and f"{SAMPLE_FILES}/{SAMPLE_FILES}" in err
     assert _on_a_terminal(sample_repo, "stats")[2] == ""  # only a build shows progress
+
+
+def test_from_a_subfolder_the_nearest_indexed_folder_above_is_used(
+    sample_repo: Path, tmp_path: Path
+) -> None:
+    """``cd doc && codecite query X`` said "no index at doc/.codecite; run codecite build in
+    doc", which would index the docs alone. As git does: the nearest folder above."""
+    assert run(sample_repo, "build").returncode == 0
+    below = sample_repo / "geokit"
+    query = run(below, "query", "phase tensor skew", "-k", "1")
+    assert query.returncode == 0 and "geokit.phase.skew" in query.stdout
+    assert f"using '{sample_repo.resolve()}', the nearest folder above" in query.stderr
+    alone = tmp_path / "alone" / "sub"  # nothing indexed above: the current folder, as before
+    alone.mkdir(parents=True)
+    missing = run(alone, "query", "anything")
+    assert missing.returncode != 0 and "no index at" in missing.stderr
+
+
+def test_a_misspelt_option_names_the_close_one(sample_repo: Path) -> None:
+    out = run(sample_repo, "query", "--kindd", "doc_section", "phase")
+    assert out.returncode == 2
+    assert "unrecognized arguments: --kindd" in out.stderr
+    assert "(did you mean --kind?)" in out.stderr and "usage: codecite query" in out.stderr
+
+
+def test_validate_says_when_nothing_it_checked_is_in_the_index(
+    sample_repo: Path, tmp_path: Path
+) -> None:
+    assert run(sample_repo, "build").returncode == 0
+    script = tmp_path / "other.py"
+    script.write_text("import json\nimport pywt\npywt.dwt_1d([1, 2], 'haar')\n")
+    out = run(sample_repo, "validate", str(script))
+    assert out.returncode == 0 and "0 name(s) verified" in out.stdout
+    assert "note: nothing was checked: this index holds " in out.stdout
+    assert "geokit" in out.stdout and "; pywt is not in it" in out.stdout
+    script.write_text("import geokit\ngeokit.load_survey\n")
+    assert "note:" not in run(sample_repo, "validate", str(script)).stdout

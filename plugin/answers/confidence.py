@@ -141,7 +141,7 @@ def zero_config(
         return Confidence(False, 0.0, cov_floor, "calibrated", why, f)
     score = f["coverage"]
     if v.fell_short == "coverage":
-        why = f"the best evidence covers {score:.0%} of the query (< {cov_floor:.0%})"
+        why = f"the best evidence covers {shares(score, cov_floor)} of the query"
         return Confidence(False, score, cov_floor, "calibrated", why, f)
     if v.fell_short == "score":
         top, low = f["top_score"], f["score_floor"]
@@ -160,6 +160,12 @@ def zero_config(
     if "score_floor" in f:
         why += f" and scores {f['top_score']:.2f} (>= {f['score_floor']:.2f})"
     return Confidence(True, score, cov_floor, "calibrated", why, f)
+
+
+def shares(value: float, floor: float) -> str:
+    """``"29.8% (< 30.0%)"``: one decimal when whole percents would read ``30% (< 30%)``."""
+    spec = ".1%" if f"{value:.0%}" == f"{floor:.0%}" else ".0%"
+    return f"{value:{spec}} (< {floor:{spec}})"
 
 
 def dense_agreement(ctx: RetrievedContext) -> int:

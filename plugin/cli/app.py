@@ -57,6 +57,24 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]):
+    """Stop on arguments no option takes, naming the close option (``--kindd``: ``--kind``)."""
+    from difflib import get_close_matches
+
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = commands.choices.get(args.command) or parser
+    options = list(command._option_string_actions)
+    hints = [
+        f"{word} (did you mean {near[0]}?)"
+        for word in extra
+        if word.startswith("-")
+        for near in [get_close_matches(word.split("=", 1)[0], options, n=1)]
+        if near
+    ]
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    command.error(message + (f"; {', '.join(hints)}" if hints else ""))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``codecite`` with ``argv`` (default: ``sys.argv[1:]``) and return its exit code."""
     return _main(argv, as_command=False)
@@ -80,7 +98,9 @@ def entry() -> None:
 
 def _main(argv: Sequence[str] | None, as_command: bool) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unrecognized(parser, args, extra)
     if args.version:
         from codecite import __version__
 

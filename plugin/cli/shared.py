@@ -85,7 +85,10 @@ def settle_root(args: argparse.Namespace) -> None:
     if not hasattr(args, "root") or args.root is not None:
         return  # no such option, or -C given
     args.root = "."
-    if getattr(args, "root_pos", None) or not getattr(args, "index_dir", None):
+    if getattr(args, "root_pos", None):
+        return
+    if not getattr(args, "index_dir", None):
+        _nearest_index(args)
         return
     index_dir = Path(args.index_dir)
     recorded = recorded_root(index_dir)
@@ -97,6 +100,32 @@ def settle_root(args: argparse.Namespace) -> None:
         f"'{index_dir}' was built from (-C PATH chooses another)",
         file=sys.stderr,
     )
+
+
+def _nearest_index(args: argparse.Namespace) -> None:
+    """Run from a subfolder of an indexed repository (``doc/``, the package folder), use
+    that repository, as git does: the nearest folder above holding ``.codecite`` built
+    from it. Not past a folder that is a project of its own (``pyproject.toml``,
+    ``codecite.toml``) or a repository's top (``.git``)."""
+    from pathlib import Path
+
+    from codecite.store.opening import recorded_root
+
+    here = Path.cwd()
+    marks = (".codecite", "pyproject.toml", "codecite.toml", ".git")
+    if any((here / mark).exists() for mark in marks):
+        return
+    for folder in here.parents:
+        if recorded_root(folder / ".codecite") == folder:
+            args.root = str(folder)
+            print(
+                f"codecite {args.command}: using '{folder}', the nearest folder above with "
+                "an index (-C PATH chooses another)",
+                file=sys.stderr,
+            )
+            return
+        if any((folder / mark).exists() for mark in marks[1:]):
+            return
 
 
 def load_index(args: argparse.Namespace, check_stale: bool = True) -> Any:

@@ -44,7 +44,33 @@ def cmd_validate(args: argparse.Namespace) -> int:
             f"{'ok' if result['ok'] else 'FAILED'}: {levels.count('error')} error(s), "
             f"{levels.count('warning')} warning(s), {len(result['checked'])} name(s) verified"
         )
+        if not result["checked"] and result["syntax_ok"]:
+            _say_unindexed(code, index)
     return EXIT_OK if result["ok"] else EXIT_FAIL
+
+
+def _say_unindexed(code: str, index: object) -> None:
+    """Nothing verified: say which imported packages this index does not hold, so that a
+    check run against the wrong index (or none of its packages) does not pass unnoticed."""
+    import ast
+
+    imported = {
+        alias.name.split(".", 1)[0]
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        node.module.split(".", 1)[0]
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level
+    }
+    held = sorted(index.symbol_table.top_packages)  # type: ignore[attr-defined]
+    foreign = sorted(imported - set(held) - set(sys.stdlib_module_names))
+    if foreign:
+        print(
+            f"note: nothing was checked: this index holds {', '.join(held) or 'no package'}; "
+            f"{', '.join(foreign)} is not in it (-C PATH names another repository)"
+        )
 
 
 def _configure_check(p: argparse.ArgumentParser) -> None:

@@ -82,8 +82,8 @@ def check_index_dir(cfg: CodeciteConfig, explicit: bool = False) -> None:
         return
     if explicit:  # the user's flag, not a key of their settings file
         raise ConfigError(
-            f"--index-dir (index_dir=) {problem}; a build replaces that folder: give one of "
-            "its own, e.g. .codecite"
+            f"--index-dir {problem}; an index needs a folder of its own (a build replaces "
+            "it), e.g. .codecite"
         )
     raise fail(
         "index_dir",

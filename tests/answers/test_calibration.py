@@ -158,3 +158,11 @@ def _stats(repo: Path, *extra: str) -> str:
         check=True,
     )
     return done.stdout
+
+
+def test_a_coverage_just_under_the_floor_never_reads_as_equal_to_it() -> None:
+    """A refusal said "the best evidence covers 30% of the query (< 30%)"."""
+    from codecite.answers.confidence import shares
+
+    assert shares(0.298, 0.30) == "29.8% (< 30.0%)"
+    assert shares(0.21, 0.30) == "21% (< 30%)"

@@ -183,11 +183,11 @@ def test_explicit_index_dir_never_replaces_the_repository(
     sample_repo: Path, given: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = sorted(str(p) for p in sample_repo.rglob("*"))
-    with pytest.raises(ConfigError, match=r"^--index-dir \(index_dir=\) names"):
+    with pytest.raises(ConfigError, match=r"^--index-dir names"):
         codecite.build(sample_repo, index_dir=given)  # relative to the root
     monkeypatch.chdir(sample_repo)  # the command line reads it from the current folder
     code, _, err = cli_inproc("build", str(sample_repo), "--index-dir", given)
-    assert code == 2 and "--index-dir (index_dir=) names" in err
+    assert code == 2 and "--index-dir names" in err
     assert sorted(str(p) for p in sample_repo.rglob("*")) == before
 
 
