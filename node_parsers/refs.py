@@ -17,11 +17,13 @@ _API_ROLES = frozenset({"func", "class", "meth", "attr", "mod", "exc", "data", "
 _RST_ROLE = re.compile(r":(?:(\w+):)?([\w-]+):`([^`]+)`")
 _MYST_ROLE = re.compile(r"\{(?:(\w+):)?([\w-]+)\}`([^`]+)`")
 _DIRECTIVE_KINDS = "function|class|module|method|attribute|data|exception|decorator|property"
+# ``.. function:: nsum(f, ...)`` is ``py:function`` in Sphinx (its default domain): a page
+# written by hand (jinja2's, scrapy's, packaging's) documents its API with these
 _RST_DIRECTIVE = re.compile(
-    rf"^[ \t]*\.\.[ \t]+(?:auto|py:)(?:{_DIRECTIVE_KINDS})::[ \t]*([^\n]*)$", re.M
+    rf"^[ \t]*\.\.[ \t]+(?:auto|py:)?(?:{_DIRECTIVE_KINDS})::[ \t]*([^\n]*)$", re.M
 )
 _MYST_DIRECTIVE = re.compile(
-    rf"^[ \t]*(?:`{{3,}}|:{{3,}})\{{(?:auto|py:)(?:{_DIRECTIVE_KINDS})\}}[ \t]*([^\n]*)$", re.M
+    rf"^[ \t]*(?:`{{3,}}|:{{3,}})\{{(?:auto|py:)?(?:{_DIRECTIVE_KINDS})\}}[ \t]*([^\n]*)$", re.M
 )
 _AUTOSUMMARY = re.compile(r"^([ \t]*)\.\.[ \t]+autosummary::[^\n]*$", re.M)
 _MYST_AUTOSUMMARY = re.compile(r"^[ \t]*(`{3,}|:{3,})\{autosummary\}[^\n]*$", re.M)

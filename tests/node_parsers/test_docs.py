@@ -430,6 +430,33 @@ def test_refs_autodoc_and_domain_directives():
     )
 
 
+def test_refs_of_plain_python_directives_as_sphinx_reads_them():
+    """``.. function::`` is ``py:function`` in Sphinx's default domain: pages written by
+    hand (jinja2's, scrapy's, packaging's) document their API with the plain forms."""
+    text = "\n".join(
+        [
+            ".. currentmodule:: pywt",
+            ".. class:: Wavelet(name[, filter_bank=None])",
+            "   .. attribute:: dec_lo",
+            ".. function:: wavedec(data, wavelet, mode='symmetric')",
+            ".. method:: Wavelet.wavefun(level=8)",
+            ".. exception:: pywt.WaveletError",
+            ".. note:: a note is no API",
+            "",
+            "```{function} mido.open_input(name=None)",
+            "```",
+        ]
+    )
+    assert extract_refs(text) == (
+        "Wavelet",
+        "dec_lo",
+        "wavedec",
+        "Wavelet.wavefun",
+        "pywt.WaveletError",
+        "mido.open_input",
+    )
+
+
 def test_refs_myst_roles_and_directives():
     text = (
         "Call {py:func}`pkg.load` or {class}`~pkg.Index`; {ref}`setup` is not API.\n\n"
