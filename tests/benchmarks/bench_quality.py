@@ -166,6 +166,10 @@ HELD_OUT = {
     "kazoo": "kazoo-2.11.0-r37",
     "statsd": "statsd-4.0.1-r37",
     "stevedore": "stevedore-5.10.0-r37",
+    "dataset": "dataset-2.0.0-r38",
+    "mutagen": "mutagen-1.48.1-r38",
+    "netaddr": "netaddr-1.3.0-r38",
+    "wand": "wand-0.7.2-r38",
 }
 HELD_OUT_DIR = Path(__file__).resolve().parent / "heldout"  # measure with, do not tune on
 PLAIN = {
