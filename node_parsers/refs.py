@@ -25,6 +25,10 @@ _RST_DIRECTIVE = re.compile(
 _MYST_DIRECTIVE = re.compile(
     rf"^[ \t]*(?:`{{3,}}|:{{3,}})\{{(?:auto|py:)?(?:{_DIRECTIVE_KINDS})\}}[ \t]*([^\n]*)$", re.M
 )
+# ``.. currentmodule:: pywt``: the module the names after it are written in
+_MODULE_DIRECTIVE = re.compile(
+    r"^[ \t]*\.\.[ \t]+(?:py:|auto)?(?:current)?module::[ \t]*([A-Za-z_][\w.]*)[ \t]*$", re.M
+)
 _AUTOSUMMARY = re.compile(r"^([ \t]*)\.\.[ \t]+autosummary::[^\n]*$", re.M)
 _MYST_AUTOSUMMARY = re.compile(r"^[ \t]*(`{3,}|:{3,})\{autosummary\}[^\n]*$", re.M)
 _INLINE_LITERAL = re.compile(r"(?<!`)(`{1,2})([^`\n]+?)\1(?!`)")
@@ -94,6 +98,41 @@ def extract_refs(text: str) -> tuple[str, ...]:
         if _DOTTED_NAME.match(name):
             seen.setdefault(name, None)
     return tuple(seen)
+
+
+def defined_names(text: str) -> list[tuple[int, str]]:
+    """(line, name) of each API object a reST page documents: an object directive
+    (``.. class:: Wavelet``, ``.. autofunction::``) or an autosummary entry, with the
+    module a ``currentmodule`` or ``module`` directive put in effect before it
+    (``pywt.Wavelet``), and the class a member's directive is nested in. Some have no
+    code node (a compiled class, a ufunc): the page is then where the name is defined
+    (``indexer.tables.documented_names``)."""
+    code_free = _blank_fences(text)
+    modules = [(m.start(), m.group(1)) for m in _MODULE_DIRECTIVE.finditer(code_free)]
+    hits = [
+        (m.start(), m.group(1).split("(")[0].strip(), True)
+        for m in _RST_DIRECTIVE.finditer(code_free)
+    ]
+    entries = [(pos, name, False) for pos, name in _autosummary_hits(code_free)]
+    out: list[tuple[int, str]] = []
+    owners: list[tuple[int, str]] = []  # (indent, name) of the directives a member sits in
+    for pos, name, directive in sorted([*hits, *entries]):
+        module = next((mod for at, mod in reversed(modules) if at < pos), None)
+        if not _DOTTED_NAME.match(name) or any(at == pos for at, _ in modules):
+            continue  # not a name, or the module directive itself
+        end = code_free.find("\n", pos)
+        line = code_free[pos : end if end >= 0 else len(code_free)]
+        indent = len(line) - len(line.lstrip())
+        while owners and (owners[-1][0] >= indent or not directive):
+            owners.pop()  # an autosummary entry sits in no class
+        if owners and "." not in name:  # ``.. attribute:: dec_lo`` inside ``.. class::``
+            name = f"{owners[-1][1]}.{name}"
+        elif module and name.split(".")[0] != module.split(".")[0]:
+            name = f"{module}.{name}"
+        if directive:
+            owners.append((indent, name))
+        out.append((text.count("\n", 0, pos) + 1, name))
+    return out
 
 
 def _autosummary_hits(text: str, myst: bool = False) -> list[tuple[int, str]]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .doc_lines import Heading, split_lines
 from .glossary import glossary_headings
+from .refs import defined_names
 from .sections import DEFAULT_MAX_SECTION_CHARS, DocChunk, chunks, chunks_to_nodes
 
 if TYPE_CHECKING:
@@ -92,4 +93,13 @@ def parse_rst(
         >>> nodes[0].metadata["heading"], nodes[0].metadata["refs"]
         ('API', ['pkg.load'])
     """
-    return chunks_to_nodes(rst_chunks(text, source_path, max_chars), source_path)
+    nodes = chunks_to_nodes(rst_chunks(text, source_path, max_chars), source_path)
+    for line, name in defined_names(text):  # the API each section defines (refs.defined_names)
+        for node in nodes:
+            meta = node.metadata
+            if meta["start_line"] <= line <= meta["end_line"]:
+                documents = meta.setdefault("documents", [])
+                if name not in documents:
+                    documents.append(name)
+                break
+    return nodes

@@ -275,7 +275,7 @@ class CodeciteIndex:
             from codecite.retrievers.node_arrays import NodeArrays
 
             p = self._parts
-            names = (p.get("public_names"), p.get("propagation"))  # exact-name resolution
+            names = (p.get("public_names"), p.get("propagation"), p.get("documented"))
             with collector_paused():  # tables of every symbol: many objects, none garbage
                 self._arrays = NodeArrays(self.nodes, p["settings"], p.get("feedback", {}), *names)
         return self._arrays

@@ -80,7 +80,7 @@ class NameTable:
     (``None`` symbol: not a code node); ``aliases`` maps re-exported public
     names to defining ones (``SymbolTable.public_aliases``); ``mentions``
     counts, per node, the doc sections and aliases pointing at it
-    (``DocPropagation.mentions``).
+    (``DocPropagation.mentions``); ``documented``: names only docs define -> their rows.
 
     Example:
         >>> t = NameTable(["pkg._impl.Tool", "pkg._impl.Tool.run"], ["class", "method"],
@@ -97,6 +97,7 @@ class NameTable:
         aliases: Mapping[str, str] | None = None,
         mentions: Sequence[int] | np.ndarray | None = None,
         bases: Sequence[Sequence[str] | None] | None = None,
+        documented: Mapping[str, Sequence[int]] | None = None,
     ) -> None:
         self.size = len(symbols)
         self.rows: dict[str, list[int]] = {}
@@ -134,6 +135,11 @@ class NameTable:
         for alias, target in self.aliases.items():
             self.depth[target] = min(self.depth[target], alias.count("."))
         self.packages = {s.split(".", 1)[0] for s in self.rows}
+        for name, pages in (documented or {}).items():  # a page defines what no code is
+            code = self._path(p := name.split("."), False) or self._written_in(p)
+            if name not in rows and not code:  # a name code resolves to is the code's
+                rows[name], self.info[name] = list(pages), (True, True)  # by case only: no
+                by_leaf.setdefault(name.rpartition(".")[2], []).append(name)  # symbol factor
 
     # -- resolution --------------------------------------------------------------
     def resolve(self, query: str) -> list[str]:
@@ -376,7 +382,7 @@ class NameTable:
 
     def _preference(self, symbol: str) -> tuple[bool, bool, int, int, int]:
         definition, public = self.info[symbol]
-        depth = self.depth[symbol]  # xarray.open_dataset (a re-export) before .tutorial's
+        depth = self.depth.get(symbol, symbol.count("."))  # xarray.open_dataset (a re-export)
         return (not definition, not public, depth, -self.mentions.get(symbol, 0), len(symbol))
 
 

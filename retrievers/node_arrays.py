@@ -30,6 +30,7 @@ class NodeArrays:
         feedback: Mapping[str, float],
         public_names: Mapping[str, str] | None = None,
         propagation: DocPropagation | None = None,
+        documented: Mapping[str, Sequence[int]] | None = None,
     ) -> None:
         cols = node_columns(nodes)
         self.kinds = np.array([k or "" for k in cols.kind])
@@ -71,6 +72,7 @@ class NodeArrays:
             public_names,
             propagation.mentions() if propagation is not None else None,
             cols.bases,
+            documented,
         )
         self.leaf_index = boosts.LeafIndex(len(symbols), self.names.by_lower_leaf, self.names.rows)
         self.paths = cols.source_path

@@ -26,6 +26,7 @@ SETTINGS_FILE = "retriever.json"
 EDGES_FILE = "extras/doc_refs.json"
 MINED_FILE = "extras/mined_expansion.json"
 NAMES_FILE = "extras/public_names.json"  # re-exported public name -> defining symbol
+DOCUMENTED_FILE = "extras/documented.json"  # name only the docs define -> its sections' rows
 FEEDBACK_FILE = "feedback.json"
 R = TypeVar("R")
 
@@ -50,6 +51,8 @@ class Persistable(Protocol):
     def mined_expansion(self) -> Mapping[str, Any]: ...
     @property
     def public_names(self) -> Mapping[str, str]: ...
+    @property
+    def documented(self) -> Mapping[str, Sequence[int]]: ...
 
 
 def record_from_json(rec: dict[str, Any]) -> NodeRecord:
@@ -104,6 +107,9 @@ def persist_retriever(retriever: Persistable, path: Path) -> None:
     if retriever.public_names:
         (path / NAMES_FILE).parent.mkdir(exist_ok=True)
         (path / NAMES_FILE).write_text(json.dumps(retriever.public_names), encoding="utf-8")
+    if retriever.documented:
+        (path / DOCUMENTED_FILE).parent.mkdir(exist_ok=True)
+        (path / DOCUMENTED_FILE).write_text(json.dumps(retriever.documented), encoding="utf-8")
 
 
 def write_edges(path: Path, prop: DocPropagation) -> None:
@@ -139,6 +145,7 @@ def load_parts(path: Path, nodes: list[Any]) -> dict[str, Any]:
         else None,
         "mined_expansion": read_optional_json(path / MINED_FILE) or {},
         "public_names": read_optional_json(path / NAMES_FILE) or {},
+        "documented": read_optional_json(path / DOCUMENTED_FILE) or {},
         "pages": load_pages(path / PAGES_DIR, [str(p) for p in columns.source_path]),
         "feedback": {sym: float(v.get("votes", 0)) for sym, v in feedback.items()}
         if isinstance(feedback, dict)

@@ -70,6 +70,7 @@ class LexicalScorer:
         propagation: DocPropagation | None = None,
         mined_expansion: Mapping[str, Sequence[str]] | None = None,
         public_names: Mapping[str, str] | None = None,
+        documented: Mapping[str, Sequence[int]] | None = None,
         filters: MetadataFilters | None = None,
         kinds: Sequence[str] | None = None,
         workflow: str | None = None,
@@ -89,8 +90,9 @@ class LexicalScorer:
         self.propagation = propagation
         self.mined_expansion = dict(mined_expansion or {})
         self.public_names = dict(public_names or {})
+        self.documented = dict(documented or {})
         self._arrays = node_arrays or NodeArrays(
-            self.nodes, self.settings, self.feedback, self.public_names, propagation
+            self.nodes, self.settings, self.feedback, self.public_names, propagation, documented
         )
         self._filters = filters
         self._kinds = tuple(kinds) if kinds else None

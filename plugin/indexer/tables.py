@@ -27,7 +27,13 @@ from codecite.errors import CodeciteError
 from codecite.retrievers.lexical import bm25_arrays, save_bm25_arrays
 from codecite.retrievers.mined import Rows, mine_rows
 from codecite.retrievers.pages import PAGES_DIR, page_arrays
-from codecite.retrievers.persist import EDGES_FILE, MINED_FILE, NAMES_FILE, SETTINGS_FILE
+from codecite.retrievers.persist import (
+    DOCUMENTED_FILE,
+    EDGES_FILE,
+    MINED_FILE,
+    NAMES_FILE,
+    SETTINGS_FILE,
+)
 from codecite.retrievers.settings import RankingConstants, ScoringSettings
 from codecite.store.files import SYMBOLS, read_manifest
 from codecite.store.reuse import Keys, mined
@@ -128,6 +134,18 @@ def module_alias_names(
     return out
 
 
+def documented_names(keys: Keys, resolver: Any) -> dict[str, list[int]]:
+    """API the docs define that no code node is (``.. class:: Wavelet`` of pywt's compiled
+    ``Wavelet``; a ufunc in an autosummary table): name -> the sections defining it, so
+    that naming it finds its page (``retrievers.names``)."""
+    out: dict[str, list[int]] = {}
+    for i, names in enumerate(keys.documents):
+        for name in names:
+            if resolver.resolve_in(name, None) is None:
+                out.setdefault(name, []).append(i)
+    return out
+
+
 def mined_table(keys: Keys, terms: NodeTerms) -> dict[str, list[str]]:
     """Prose word -> identifier tokens, mined from documented code nodes.
 
@@ -187,6 +205,9 @@ def write_derived(
     (index_dir / MINED_FILE).write_text(json.dumps(mined), encoding="utf-8")
     (index_dir / NAMES_FILE).write_text(
         json.dumps(public_names(keys, table), sort_keys=True), encoding="utf-8"
+    )
+    (index_dir / DOCUMENTED_FILE).write_text(
+        json.dumps(documented_names(keys, resolver), sort_keys=True), encoding="utf-8"
     )
     (index_dir / SETTINGS_FILE).write_text(
         json.dumps({"settings": settings.to_json(), "similarity_top_k": 10}), encoding="utf-8"

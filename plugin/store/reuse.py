@@ -45,6 +45,7 @@ KEY_FIELDS = (
     "signature",
     "refs",
     "code_refs",
+    "documents",
     "docstring",
     "public",
     "workflow",
@@ -67,6 +68,7 @@ def node_keys(meta: dict[str, Any]) -> dict[str, Any]:
         "signature": meta.get("signature") if meta.get("symbol_type") == "assignment" else None,
         "refs": list(meta.get("refs") or []) if kind in DOC_KINDS else [],
         "code_refs": list(meta.get("code_refs") or []) if kind in DOC_KINDS else [],
+        "documents": list(meta.get("documents") or []) if kind in DOC_KINDS else [],
         "docstring": bool(meta.get("docstring")),
         "public": meta.get("public"),
         "workflow": meta.get("workflow"),
@@ -125,6 +127,7 @@ class Keys:
     signature: list[str | None] = field(default_factory=list)
     refs: list[list[str]] = field(default_factory=list)
     code_refs: list[list[str]] = field(default_factory=list)
+    documents: list[list[str]] = field(default_factory=list)  # API a doc section defines
     docstring: list[bool] = field(default_factory=list)
     public: list[bool | None] = field(default_factory=list)
     workflow: list[str | None] = field(default_factory=list)
@@ -189,6 +192,7 @@ class Keys:
             "signature": {i: v for i, v in enumerate(self.signature) if v is not None},
             "refs": {i: v for i, v in enumerate(self.refs) if v},
             "code_refs": {i: v for i, v in enumerate(self.code_refs) if v},
+            "documents": {i: v for i, v in enumerate(self.documents) if v},
             "bases": {i: v for i, v in enumerate(self.bases) if v},
             "messages": {i: v for i, v in enumerate(self.messages) if v},
         }
@@ -260,6 +264,7 @@ class Keys:
             signature=sparse("signature") if build else [],
             refs=sparse("refs", ()) if build else [],
             code_refs=sparse("code_refs", ()) if build else [],
+            documents=sparse("documents", ()) if build else [],
             docstring=[bool(d) for d in cols[-3]] if build else [],
             public=[None if p < 0 else bool(p) for p in cols[-2]],
             workflow=coded["workflow"],

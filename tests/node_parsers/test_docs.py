@@ -547,3 +547,40 @@ def test_an_autosummary_table_refers_to_the_names_it_lists() -> None:
     assert extract_refs(rst) == ("NiftiMasker", "nilearn.maskers.MultiNiftiMasker", "fit")
     myst = "```{autosummary}\n:toctree: generated\npkg.a.load\npkg.b.Box\n```\n\nDone.\n"
     assert extract_refs(myst) == ("pkg.a.load", "pkg.b.Box")
+
+
+def test_defined_names_are_qualified_by_the_current_module_and_their_class():
+    from codecite.node_parsers.refs import defined_names
+
+    text = "\n".join(
+        [
+            ".. currentmodule:: pywt",  # 1
+            "",
+            ".. class:: Wavelet(name)",  # 3
+            "",
+            "   .. attribute:: dec_lo",  # 5
+            "   .. method:: wavefun(level=8)",  # 6
+            "",
+            ".. autosummary::",  # 8
+            "",
+            "   wavedec",  # 10
+            "   pywt.waverec",  # 11
+            "",
+            ".. module:: pywt.data",  # 13
+            ".. function:: ecg()",  # 14
+            "",
+            "    .. function:: inner()",  # 16: nested in the function above: its member
+            "```",
+            ".. function:: fenced()",  # 18: inside a Markdown fence: no directive
+            "```",
+        ]
+    )
+    assert defined_names(text) == [
+        (3, "pywt.Wavelet"),
+        (5, "pywt.Wavelet.dec_lo"),
+        (6, "pywt.Wavelet.wavefun"),
+        (10, "pywt.wavedec"),
+        (11, "pywt.waverec"),
+        (14, "pywt.data.ecg"),
+        (16, "pywt.data.ecg.inner"),
+    ]

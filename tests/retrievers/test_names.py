@@ -474,3 +474,34 @@ def test_a_public_name_finds_the_member_a_base_defines() -> None:
     table = NameTable(symbols, kinds, [True] * 5, {"da.Array": "da.core.Array"}, bases=bases)
     assert table.resolve("da.Array.persist") == ["da.base.Mixin.persist"]
     assert table.symbol("da.Array.persist") == "da.base.Mixin.persist"
+
+
+def test_a_name_only_the_docs_define_finds_its_page(tmp_path: Path) -> None:
+    """pywt's ``Wavelet`` is compiled (Cython): no code node, only ``.. class:: Wavelet``
+    under ``.. currentmodule:: pywt``. "pywt.Wavelet" found no page in the top 200."""
+    (tmp_path / "wavekit").mkdir()
+    (tmp_path / "wavekit" / "__init__.py").write_text(
+        "from ._core import Wavelet\nfrom .helpers import mean\n"
+    )
+    (tmp_path / "wavekit" / "helpers.py").write_text(
+        'def mean(values):\n    """The mean of wavelet coefficients."""\n'
+        'def wavelet_names():\n    """Names of the built-in wavelet families."""\n'
+    )
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ref.rst").write_text(
+        "Reference\n=========\n\n.. currentmodule:: wavekit\n\n"
+        "Wavelet object\n--------------\n\n.. class:: Wavelet(name)\n\n"
+        "   Describes a discrete wavelet's filters.\n\n   .. attribute:: dec_lo\n\n"
+        "Helpers\n-------\n\n.. autofunction:: mean\n\n"
+        "Families\n--------\n\nEvery wavelet family, wavelet by wavelet, wavelet names.\n"
+    )
+    codecite.build(tmp_path)
+    index = codecite.load(tmp_path)
+    documented = json.loads((index.config.index_path / "extras" / "documented.json").read_text())
+    assert set(documented) == {"wavekit.Wavelet", "wavekit.Wavelet.dec_lo"}  # not ``mean``
+    for query in ("wavekit.Wavelet", "`Wavelet`", "Wavelet.dec_lo"):
+        top = index.query(query, k=1).nodes[0].node.metadata
+        assert top["heading"] == "Wavelet object", (query, top.get("heading"))
+    assert index.query("wavekit.mean", k=1).nodes[0].node.metadata["symbol"] == (
+        "wavekit.helpers.mean"
+    )
