@@ -54,16 +54,12 @@ def _say_unindexed(code: str, index: object) -> None:
     check run against the wrong index (or none of its packages) does not pass unnoticed."""
     import ast
 
-    imported = {
-        alias.name.split(".", 1)[0]
-        for node in ast.walk(ast.parse(code))
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    } | {
-        node.module.split(".", 1)[0]
-        for node in ast.walk(ast.parse(code))
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level
-    }
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(code)):  # parsed once: the check already parsed it fine
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".", 1)[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.add(node.module.split(".", 1)[0])
     held = sorted(index.symbol_table.top_packages)  # type: ignore[attr-defined]
     foreign = sorted(imported - set(held) - set(sys.stdlib_module_names))
     if foreign:
