@@ -119,12 +119,13 @@ def module_alias_names(
     out: dict[str, str] = {}
     known = sorted({*indexed, *names})
     for module, ns in sorted(table.modules.items()):
+        if "_" in module and any(part.startswith("_") for part in module.split(".")):
+            continue  # a private module's aliases are no public name
         for name, imported in sorted(ns.get("imports", {}).items()):
+            if imported not in table.modules or name.startswith("_"):
+                continue  # only a module's alias makes names (cheapest test first)
             alias = f"{module}.{name}"
-            public = not any(part.startswith("_") for part in alias.split("."))
-            if not public or imported not in table.modules or alias in table.modules:
-                continue
-            if alias in table.symbols or imported == alias:
+            if alias in table.modules or alias in table.symbols or imported == alias:
                 continue
             prefix = imported + "."
             for i in range(bisect_left(known, prefix), len(known)):
