@@ -3,6 +3,11 @@
     L(c) = BM25(c, q) + 0.35 * BM25(c, e(q)) + 0.8 * BM25(c, v(q)) [+ wp * P(f(c))]
     s(c) = L(c) * priority(c) * b_wf * b_recipe * b_sym * b_fb * z(c) * b_name
 
+A query with no searchable word that names symbols (``get``, ``where()``: the
+tokenizer drops stopwords, in node texts and queries alike) gives each named
+symbol L(c) = ``NAMED_ALONE`` and every other node 0, so naming one is never
+"no evidence" (``LexicalScorer.named_alone``).
+
 The bracketed page term is opt-in (``page_weight``, default 0): ``retrievers.pages``
 adds it to ``lexical_score`` for each file's best node. ``b_name`` also names the
 code raising a pasted error message (``retrievers.messages``).
@@ -52,6 +57,7 @@ from .tokenizer import Mentions, is_compound
 
 NEUTRAL = 1.0  # the value of a factor whose condition does not fire
 NEUTRAL_PRIORITY = 1
+NAMED_ALONE = 1.0  # L(c) of a symbol named by a query that has no searchable word
 NAME_MARGIN = 1.05  # a named definition scores at least this much above the best other node
 FEEDBACK_STEP = 0.2
 FEEDBACK_CEILING = 2.0

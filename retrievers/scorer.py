@@ -184,12 +184,17 @@ class LexicalScorer:
         return self._score(query, variants, names, pages, every_node=True)
 
     def candidates(
-        self, tokens: list[str], expansion: list[str], forms: list[tuple[str, ...]]
+        self,
+        tokens: list[str],
+        expansion: list[str],
+        forms: list[tuple[str, ...]],
+        named: np.ndarray | None = None,
     ) -> Candidates:
         """The nodes that can score for a query: those holding one of its tokens,
         expansion tokens or variants (``L(c) > 0`` nowhere else, and no factor lifts
-        a 0: ``boosts``), and the nodes doc propagation can lend to from them."""
-        marked = np.zeros(len(self.nodes), dtype=bool)
+        a 0: ``boosts``), the symbols a wordless query names (``named_alone``), and
+        the nodes doc propagation can lend to from them."""
+        marked = np.zeros(len(self.nodes), dtype=bool) if named is None else named.copy()
         if getattr(self.bm25, "nonoccurrence_array", None) is not None:  # BM25L/BM25+
             marked[:] = True  # every node scores
         found = postings(self.bm25, [*tokens, *expansion, *(t for g in forms for t in g)])
@@ -199,6 +204,16 @@ class LexicalScorer:
             self.propagation.reach(marked)
         return Candidates(marked)
 
+    def named_alone(
+        self, query: str, tokens: list[str], expansion: list[str], names: bool
+    ) -> np.ndarray | None:
+        """The symbols a query names when it has no searchable word (``get``, ``where()``:
+        names the tokenizer drops as stopwords); None when it has one or names nothing."""
+        if tokens or expansion or not names or self.settings.name_boost <= boosts.NEUTRAL:
+            return None
+        named = self._arrays.names.mask(query)
+        return named if named.any() else None
+
     def _score(
         self, query: str, variants: bool, names: bool, pages: bool, every_node: bool
     ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -207,7 +222,8 @@ class LexicalScorer:
         tokens, expansion, source, workflow = self.read_query(query)
         s, a = self.settings, self._arrays
         forms = self.query_variants(tokens, expansion) if variants else []
-        scored = None if every_node else self.candidates(tokens, expansion, forms)
+        alone = self.named_alone(query, tokens, expansion, names)
+        scored = None if every_node else self.candidates(tokens, expansion, forms, alone)
         if scored is not None and scored.size > self._every_node_share * len(self.nodes):
             scored = None  # most nodes: gathering them would cost more than it saves
         rows = scored.rows if scored is not None else None
@@ -219,6 +235,8 @@ class LexicalScorer:
         v_all = variant_scores(self.bm25, forms, scored)
         v = np.where(at(a.code), v_all, 0.0).astype(boosts.SCORE_DTYPE)
         lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
+        if alone is not None:
+            lexical = np.where(at(alone), boosts.NAMED_ALONE, lexical).astype(boosts.SCORE_DTYPE)
         if mask is not None:
             lexical = np.where(mask, lexical, 0.0)
         own_words = boosts.own_words_score(lexical, v, s.variant_weight)

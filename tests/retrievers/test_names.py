@@ -138,12 +138,27 @@ def _ranked(index: codecite.CodeciteIndex, query: str) -> list[str | None]:
         ("what does tool.get accept", "tool._console.get"),
         ("tool.shortest_path", "tool.algorithms.paths.shortest_path"),  # via star imports
         ("tool.graphs.shortest_path", "tool.algorithms.paths.shortest_path"),  # module alias
+        ("get", "tool._console.get"),  # a stopword: no searchable word, still a name
+        ("get()", "tool._console.get"),
+        ("`get`", "tool._console.get"),
     ],
 )
 def test_the_named_symbol_ranks_first(
     index: codecite.CodeciteIndex, query: str, meant: str
 ) -> None:
     assert _ranked(index, query)[0] == meant
+
+
+def test_a_wordless_query_scores_only_the_symbols_it_names(
+    index: codecite.CodeciteIndex,
+) -> None:
+    ctx = index.query("get()", k=5)
+    assert ctx.tokens == [] and [n.node.metadata["symbol"] for n in ctx.nodes] == [
+        "tool._console.get"
+    ]
+    assert index.query("what is it", k=5).nodes == []  # no word and no name: no evidence
+    unnamed = index.with_settings(name_boost=1.0).query("get()", k=5)
+    assert unnamed.nodes == []  # resolution off: nothing is named
 
 
 def test_a_word_that_is_a_member_of_a_named_class_means_that_member(
