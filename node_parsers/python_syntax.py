@@ -100,7 +100,11 @@ def decorators(node: Any) -> list[str]:
     """Decorator expressions of a decorated definition, without the ``@``."""
     if node.type != "decorated_definition":
         return []
-    return [text(d).lstrip("@").strip() for d in node.named_children if d.type == "decorator"]
+    return [  # a comment after the decorator (``@overload  # noqa``) is not part of it
+        " ".join(text(e) for e in d.named_children if e.type != "comment")
+        for d in node.named_children
+        if d.type == "decorator"
+    ]
 
 
 def unwrap(node: Any) -> tuple[Any, Any]:

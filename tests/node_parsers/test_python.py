@@ -299,7 +299,7 @@ DEFAULT = 3
 
 @overload
 def get(x: int) -> int: ...
-@overload
+@overload  # type: ignore[misc]  (a comment after it: pydantic's ``Field`` stubs)
 def get(x: str) -> str: ...
 def get(x):
     """Get by key or by position."""
