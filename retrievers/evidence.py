@@ -44,8 +44,9 @@ from typing import Any
 
 import numpy as np
 
+from codecite.retrievers.names import written_names
 from codecite.retrievers.results import RetrievedContext
-from codecite.retrievers.tokenizer import tokenize
+from codecite.retrievers.tokenizer import STOPWORDS, tokenize
 
 DEFAULT_COVERAGE_FLOOR = 0.40  # the only floor of an index built without calibration
 CALIBRATED_COVERAGE_FLOOR = 0.30  # beside the calibrated score floor
@@ -74,7 +75,9 @@ yesterday dont know hello instructions followed completely sense anyone someone
 GENERIC_NAMES = frozenset({"i", "python", "ok", "okay", "hi", "hello", "thanks", "please"})
 # Python's own names (TypeError, DeprecationWarning, ...) belong to every Python corpus
 BUILTIN_NAMES = frozenset(name.lower() for name in dir(builtins) if not name.startswith("_"))
-_NAMED = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9]*)(?![\w])")
+# a name after a dot too (``models.CharField``): a path into another tool names it
+_NAMED = re.compile(r"(?<!\w)([A-Za-z][A-Za-z0-9]*)(?![\w])")
+MIN_NAMED_WORD = 5  # a plain word shorter than this is not read as a definition's name
 
 
 def _idf(bm25: Any) -> tuple[np.ndarray, float]:
@@ -255,7 +258,9 @@ def judge(
     if f["unknown_names"] and not as_code:
         return Judgement(False, "unknown_name", f)
     exact = bool(written or f["pasted_message_of"])
-    f["vague"] = is_vague(ctx.tokens)
+    arrays = getattr(retriever, "_arrays", None)
+    f["named_words"] = [s for _, s in named_words(arrays.names, ctx.query)] if arrays else []
+    f["vague"] = is_vague(ctx.tokens) and not f["named_words"]  # a name is a feature named
     if f["vague"] and not exact:
         return Judgement(False, "vague", f)
     f["coverage"] = round(coverage(retriever, ctx), 4)
@@ -265,7 +270,7 @@ def judge(
         return Judgement(True, None, f)
     if f["coverage"] < cov_floor:
         return Judgement(False, "coverage", f)
-    if score_floor is not None and f["top_score"] < score_floor:
+    if score_floor is not None and f["top_score"] < score_floor and not f["named_words"]:
         return Judgement(False, "score", f)
     return Judgement(True, None, f)
 
@@ -281,6 +286,25 @@ def exact_evidence(retriever: Any, query: str) -> tuple[list[tuple[str, str]], l
     pasted = arrays.messages.match(query)
     rows = [] if pasted is None else np.flatnonzero(pasted[0]).tolist()
     return written, list(dict.fromkeys(str(arrays.symbols[i]) for i in rows))[:3]
+
+
+def named_words(names: Any, query: str) -> list[tuple[str, str]]:
+    """Plain lowercase words a query writes that are a public definition's name and
+    no word of Python's own prose (``selectinload``, ``sessionmaker``; not "load",
+    "format" or "session"), as ("word", symbol). Such a word names a feature, so the
+    question is not vague; it is no exact name (domain words are names too: a
+    ``cluster`` function, an ``isotopes`` table), so coverage and score still decide."""
+    found = []
+    common = common_words()
+    for word in written_names(query)[1]:
+        if len(word) < MIN_NAMED_WORD or not (word.isalnum() and word.islower()):
+            continue
+        if word in common or word in STOPWORDS:
+            continue
+        public = [s for s in names.by_leaf.get(word, []) if names.info[s] == (True, True)]
+        if public:
+            found.append(("word", names.symbol(word) or public[0]))
+    return found
 
 
 def _lexical_top(retriever: Any, ctx: RetrievedContext) -> float:

@@ -128,6 +128,17 @@ def test_a_question_writing_a_symbol_exactly_is_answered(
     assert named in conf.reason
 
 
+def test_a_public_name_written_as_a_plain_word_is_a_feature_named(
+    index: codecite.CodeciteIndex,
+) -> None:
+    # one specific word: vague, and under the score floor, before
+    conf = _decide(index, "what does parsestream do")
+    assert conf.confident, conf.reason
+    assert conf.features["named_words"] == ["sqltool.engine.parsestream"]
+    assert conf.features["exact_names"] == []  # not exact: an unknown name still wins
+    assert not _decide(index, "what does parsestream do with Django").confident
+
+
 def test_a_pasted_message_is_answered_with_its_raiser(index: codecite.CodeciteIndex) -> None:
     question = (  # too little of it covered, without the message
         "I upgraded the nightly export job and it dies with "
@@ -148,6 +159,10 @@ def test_a_pasted_message_is_answered_with_its_raiser(index: codecite.CodeciteIn
         ("How do I store each Statement in PostgreSQL?", "unknown_name"),
         # a plain word alone is a complaint, not a name
         ("split", "vague"),
+        # a word of prose that is also a public name ("split", "parse") names nothing
+        ("what does parse do", "vague"),
+        # another tool's class after a dot is still another tool's class
+        ("How do I keep each split statement in a models.CharField column?", "unknown_name"),
     ],
 )
 def test_words_that_only_look_like_its_names_decide_nothing(

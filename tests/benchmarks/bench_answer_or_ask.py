@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -45,8 +46,17 @@ VAGUE_SETS = {
 }
 
 
-# the coverage floor 0.40; the decision before exact names; before the complaint-framing words
-BASELINES = ("fixed", "no-exact-names", "no-framing-words")
+# the coverage floor 0.40; the decision before exact names; before the complaint-framing words;
+# before public names written as plain words, before unknown names after a dot, before both
+BASELINES = (
+    "fixed",
+    "no-exact-names",
+    "no-framing-words",
+    "no-word-names",
+    "no-dotted-names",
+    "before-word-and-dotted-names",
+)
+UNDOTTED_NAMED = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9]*)(?![\w])")  # before round 34
 
 
 def _clarified(index: Any, query: str, baseline: str | None) -> bool:
@@ -54,16 +64,22 @@ def _clarified(index: Any, query: str, baseline: str | None) -> bool:
     None), or by the decision a name of ``BASELINES`` stands for."""
     saved = index.manifest.get("calibration")
     exact, framing = evidence.exact_evidence, evidence.FRAMING_WORDS
+    named_words, named = evidence.named_words, evidence._NAMED
     if baseline == "fixed":
         index.manifest.pop("calibration", None)
     elif baseline == "no-exact-names":  # the decision before exact names (round 32's judgement)
         evidence.exact_evidence = lambda retriever, query: ([], [])
     elif baseline == "no-framing-words":  # before the framing words (round 33's judgement)
         evidence.FRAMING_WORDS = frozenset()
+    if baseline in ("no-word-names", "before-word-and-dotted-names"):  # round 34's judgement
+        evidence.named_words = lambda names, query: []
+    if baseline in ("no-dotted-names", "before-word-and-dotted-names"):
+        evidence._NAMED = UNDOTTED_NAMED
     try:
         return bool(index.ask(query).metadata.get("path") == "clarification")
     finally:
         evidence.exact_evidence, evidence.FRAMING_WORDS = exact, framing
+        evidence.named_words, evidence._NAMED = named_words, named
         if saved is not None:
             index.manifest["calibration"] = saved
 
