@@ -6,7 +6,7 @@
 A query with no searchable word that names symbols (``get``, ``where()``: the
 tokenizer drops stopwords, in node texts and queries alike) gives each named
 symbol L(c) = ``NAMED_ALONE`` and every other node 0, so naming one is never
-"no evidence" (``LexicalScorer.named_alone``).
+"no evidence" (``candidates.named_alone``).
 
 The bracketed page term is opt-in (``page_weight``, default 0): ``retrievers.pages``
 adds it to ``lexical_score`` for each file's best node. ``b_name`` also names the

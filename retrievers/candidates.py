@@ -11,6 +11,7 @@ one value per candidate, in node order (docs/architecture.md, "Query speed").
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -44,3 +45,14 @@ class Candidates:
 
 
 __all__ = ["Candidates"]
+
+
+def named_alone(names: Any, query: str, has_words: bool, resolving: bool) -> np.ndarray | None:
+    """The nodes (a bool per node) of the symbols a query names when it has no
+    searchable word (``get``, ``where()``: the tokenizer drops stopwords, in node texts
+    and queries alike), or None: it has a word, resolution is off (``resolving``, the
+    name boost above 1) or it names nothing. They score ``boosts.NAMED_ALONE``."""
+    if has_words or not resolving:
+        return None
+    named = names.mask(query)
+    return named if named.any() else None

@@ -24,7 +24,7 @@ import numpy as np
 from codecite.node_parsers.schema import node_label
 
 from . import boosts
-from .candidates import Candidates
+from .candidates import Candidates, named_alone
 from .expansion import configured_expansion, infer_workflow
 from .lexical import bm25_scores, postings
 from .node_arrays import NodeArrays, typed
@@ -192,7 +192,7 @@ class LexicalScorer:
     ) -> Candidates:
         """The nodes that can score for a query: those holding one of its tokens,
         expansion tokens or variants (``L(c) > 0`` nowhere else, and no factor lifts
-        a 0: ``boosts``), the symbols a wordless query names (``named_alone``), and
+        a 0: ``boosts``), the symbols a wordless query names (``candidates.named_alone``), and
         the nodes doc propagation can lend to from them."""
         marked = np.zeros(len(self.nodes), dtype=bool) if named is None else named.copy()
         if getattr(self.bm25, "nonoccurrence_array", None) is not None:  # BM25L/BM25+
@@ -204,16 +204,6 @@ class LexicalScorer:
             self.propagation.reach(marked)
         return Candidates(marked)
 
-    def named_alone(
-        self, query: str, tokens: list[str], expansion: list[str], names: bool
-    ) -> np.ndarray | None:
-        """The symbols a query names when it has no searchable word (``get``, ``where()``:
-        names the tokenizer drops as stopwords); None when it has one or names nothing."""
-        if tokens or expansion or not names or self.settings.name_boost <= boosts.NEUTRAL:
-            return None
-        named = self._arrays.names.mask(query)
-        return named if named.any() else None
-
     def _score(
         self, query: str, variants: bool, names: bool, pages: bool, every_node: bool
     ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -222,7 +212,9 @@ class LexicalScorer:
         tokens, expansion, source, workflow = self.read_query(query)
         s, a = self.settings, self._arrays
         forms = self.query_variants(tokens, expansion) if variants else []
-        alone = self.named_alone(query, tokens, expansion, names)
+        alone = named_alone(
+            a.names, query, bool(tokens or expansion), names and s.name_boost > boosts.NEUTRAL
+        )
         scored = None if every_node else self.candidates(tokens, expansion, forms, alone)
         if scored is not None and scored.size > self._every_node_share * len(self.nodes):
             scored = None  # most nodes: gathering them would cost more than it saves
