@@ -87,8 +87,24 @@ def docstring_of(block: Any) -> str:
             expr = child.named_children[0]
             if expr.type == "string":
                 return string_value(expr)
+            if expr.type == "assignment" and text(expr.child_by_field_name("left")) == "__doc__":
+                return _assigned_doc(expr.child_by_field_name("right"))
         return ""
     return ""
+
+
+_PLACEHOLDER_LINE = re.compile(r"^[ \t]*\{[^{}\n]*\}[ \t]*\n?", re.MULTILINE)
+
+
+def _assigned_doc(value: Any) -> str:
+    """A body opening ``__doc__ = "..." .format(...)`` (a triple-quoted template) or an
+    f-string (statsmodels' ``OLS``, ``Poisson``): the literal's text, placeholder-only lines out."""
+    if value is None:
+        return ""
+    doc = first_string(value)
+    if doc is None:
+        return ""
+    return re.sub(r"\n{3,}", "\n\n", inspect.cleandoc(_PLACEHOLDER_LINE.sub("", doc))).strip()
 
 
 def squash(source: str) -> str:

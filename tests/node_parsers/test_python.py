@@ -365,3 +365,23 @@ def test_a_signature_leaves_out_the_comments_of_its_parameter_list() -> None:
     signature = "find_cut_coords(img=None, threshold=None, label='#1') -> list"
     assert node.metadata["signature"] == signature
     assert "noqa" not in node.get_content() and "label='#1'" in node.get_content()
+
+
+def test_a_class_docstring_assigned_as_a_template_is_its_docstring() -> None:
+    """statsmodels assigns ``__doc__`` a template with ``.format(...)``, or an f-string, in
+    62 classes (``OLS``, ``Poisson``): their nodes had no docstring."""
+    source = (
+        "class Poisson:\n"
+        '    __doc__ = """\n    Poisson Model\n\n    {params}\n\n    Attributes\n    ---\n'
+        '    endog : ndarray\n    """.format(params=DOC)\n\n'
+        "class OLS:\n"
+        '    __doc__ = f"""\n    Ordinary Least Squares\n\n    {base.params_doc}\n    """\n\n'
+        "class Plain:\n    __doc__ = TEMPLATE\n"
+    )
+    docs = {
+        n.metadata["symbol"]: n.metadata["docstring"]
+        for n in parse_python_source(source, "pkg/m.py", "pkg.m").nodes
+    }
+    assert docs["pkg.m.Poisson"] == "Poisson Model\n\nAttributes\n---\nendog : ndarray"
+    assert docs["pkg.m.OLS"] == "Ordinary Least Squares"
+    assert docs["pkg.m.Plain"] == ""  # a name, not a literal: nothing to read
