@@ -76,6 +76,7 @@ class SkipReason(str, Enum):
     LINK_OUTSIDE = "symlink outside the repository"
     LINK_LOOP = "symlink loop"
     LINK_BROKEN = "symlink to nothing"
+    LINK_DUPLICATE = "symlink to a folder indexed at its own path"
     SPECIAL = "not a regular file"
     METADATA_TOO_LARGE = f"metadata file larger than {MAX_METADATA_BYTES >> 20} MiB"
     MISSING_ROOT = "configured root does not exist"

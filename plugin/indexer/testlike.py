@@ -51,31 +51,32 @@ def test_named(name: str) -> bool:
     )
 
 
-def is_test_file(path: str, root: str, limit: int) -> bool:
+def is_test_file(path: str, root: str, limit: int, gallery: bool = False) -> bool:
     """``path`` (inside the repository ``root``, a real path) is a test suite's file.
 
-    Only a test-named module of a package is read (a regular file of at most ``limit``
-    bytes); one that cannot be read counts as a test, as its name says.
+    Only a test-named module of a package, or a test-named script of an example
+    gallery (``gallery``: nilearn's ``plot_second_level_one_sample_test.py`` shows a
+    statistical test), is read (a regular file of at most ``limit`` bytes); one that
+    cannot be read counts as a test, as its name says. A gallery script is a test only
+    if it defines a ``test...`` function.
     """
     name = os.path.basename(path)
     if not test_named(name):
         return False
     folder = os.path.dirname(path)
-    if name == "conftest.py" or not os.path.isfile(os.path.join(folder, "__init__.py")):
+    if name == "conftest.py":
         return True
-    if _test_named_in(folder) > MAX_HELPERS_PER_FOLDER:
+    if not gallery and not os.path.isfile(os.path.join(folder, "__init__.py")):
+        return True
+    if not gallery and _test_named_in(folder) > MAX_HELPERS_PER_FOLDER:
         return True  # tests kept beside the modules (patsy, Google style): never read
     try:
-        data = read_regular_file(path, root=root, limit=limit)
-    except (OSError, UnsafeFileError):
-        return True
-    try:
-        tree = ast.parse(data)  # parsed, never run
-    except (SyntaxError, ValueError):
+        tree = ast.parse(read_regular_file(path, root=root, limit=limit))  # never run
+    except (OSError, UnsafeFileError, SyntaxError, ValueError):
         return True
     if any(isinstance(n, _FUNCTIONS) and n.name.startswith("test") for n in ast.walk(tree)):
         return True
-    return not any(
+    return not gallery and not any(
         isinstance(n, (*_FUNCTIONS, ast.ClassDef)) and not n.name.startswith("_") for n in tree.body
     )
 

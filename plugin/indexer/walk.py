@@ -9,10 +9,8 @@ size and mtime are unchanged since the last build. What it returns is
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Iterator
 
@@ -33,99 +31,21 @@ from codecite.indexer.corpus import (
     read_file,
 )
 from codecite.indexer.testlike import is_test_file
+from codecite.indexer.walk_rules import (
+    SPHINX_TOOLING,
+    Exclusions,
+    is_doc_source,
+    is_subpackage,
+    text_doc_dirs,
+)
+from codecite.node_parsers.dispatch import in_gallery
 from codecite.safe_io import (
     MAX_METADATA_BYTES,
     Refusal,
     UnsafeFileError,
     check_regular_file,
-    read_regular_file,
 )
 from codecite.vocabulary import MARKDOWN_SUFFIXES, PYTHON_SUFFIXES
-
-
-def _is_subpackage(path: str) -> bool:
-    """A package inside a package: ``trio/testing/`` is API (``trio.testing``), while a
-    ``testing/`` folder beside the sources (pytest's own layout) holds a test suite; and
-    ``pkg/build/`` is code, while a ``build/`` folder beside the sources is output."""
-    return os.path.isfile(os.path.join(path, "__init__.py")) and os.path.isfile(
-        os.path.join(os.path.dirname(path), "__init__.py")
-    )
-
-
-def _is_doc_source(path: str) -> bool:
-    """A ``build/`` folder that holds documentation sources, not output: SQLAlchemy's
-    ``doc/build/`` has the ``conf.py`` and ``index.rst`` that Sphinx builds from."""
-    return any(
-        os.path.isfile(os.path.join(path, name))
-        for name in ("conf.py", "index.rst", "index.md", "mkdocs.yml")
-    )
-
-
-# folders of a docs tree holding Sphinx extensions and theme code (falcon's docs/ext,
-# numpy's doc/sphinxext, flask-era docs/_themes, Quarto's _extensions): they build the docs
-SPHINX_TOOLING = frozenset({"_ext", "ext", "sphinxext", "_themes", "_extensions"})
-SPHINX_DIRS = (*DEFAULT_DOC_DIRS, *(f"{d}/source" for d in DEFAULT_DOC_DIRS))
-_SOURCE_SUFFIX = re.compile(r"^source_suffix\s*=\s*(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
-MAX_CONF_BYTES = 1 << 20
-
-
-def text_doc_dirs(root: str) -> tuple[str, ...]:
-    """The Sphinx source folders whose pages are ``.txt`` files (WebOb's, Pyramid's docs).
-
-    A folder counts when its ``conf.py`` sets ``source_suffix`` to a value that names
-    ``.txt`` (the file is read as text, never run), or when, without a ``conf.py``,
-    its master page is ``index.txt`` and there is no ``index.rst`` or ``index.md``.
-    Their ``.txt`` files are then reStructuredText pages, whatever ``suffixes`` says.
-    """
-    found = []
-    for rel in SPHINX_DIRS:
-        folder = os.path.join(root, rel)
-        if not os.path.isdir(folder) or os.path.islink(folder):
-            continue
-        conf = os.path.join(folder, "conf.py")
-        try:
-            text = read_regular_file(conf, root=root, limit=MAX_CONF_BYTES).decode(
-                "utf-8", "replace"
-            )
-        except (OSError, UnsafeFileError):
-            text = None
-        if text is not None:
-            match = _SOURCE_SUFFIX.search(text)
-            if match and ".txt" in match.group(1):
-                found.append(rel)
-        elif os.path.isfile(os.path.join(folder, "index.txt")) and not any(
-            os.path.isfile(os.path.join(folder, n)) for n in ("index.rst", "index.md")
-        ):
-            found.append(rel)
-    return tuple(found)
-
-
-class Exclusions:
-    """The configured ``exclude`` patterns, compiled once: a glob (``*``, ``?``, ``[``)
-    matches the path or anything under it, any other pattern a substring of it.
-
-    One regular expression for every glob instead of two ``fnmatch`` calls per pattern
-    per file: the no-change build and every load's staleness check walk the corpus.
-
-    Example:
-        >>> excluded = Exclusions(("docs/_build/*", "vendor"))
-        >>> excluded("docs/_build/html/index.rst"), excluded("src/vendor/x.py")
-        (True, True)
-        >>> excluded("docs/index.rst")
-        False
-    """
-
-    def __init__(self, patterns: tuple[str, ...]) -> None:
-        globs = [p for p in patterns if any(ch in p for ch in "*?[")]
-        self.plain = tuple(p for p in patterns if p and p not in globs)
-        alternatives = [fnmatch.translate(p) for p in globs]
-        alternatives += [fnmatch.translate(p.rstrip("/") + "/*") for p in globs]
-        self.glob = re.compile("|".join(alternatives)) if alternatives else None
-
-    def __call__(self, rel: str) -> bool:
-        if self.glob is not None and self.glob.match(rel):
-            return True
-        return any(p in rel for p in self.plain)
 
 
 class _Walker:
@@ -149,6 +69,9 @@ class _Walker:
             tuple(d + "/" for d in text_doc_dirs(self.root)) if ".txt" not in self.suffixes else ()
         )
         self.excluded = Exclusions(tuple(cfg.exclude))
+        self.roots_real = [  # a link into one of these points at what is walked anyway
+            os.path.realpath(os.path.join(self.root, r)) for r in cfg.roots
+        ]
         self.corpus = Corpus()
         self._seen: set[str] = set()
 
@@ -213,16 +136,25 @@ class _Walker:
                     # would index the repository again below itself
                     self.skip(self.rel(entry.path), SkipReason.LINK_LOOP)
                     continue
+                if link and self._walked_anyway(child_real):
+                    self.skip(self.rel(entry.path) + "/", SkipReason.LINK_DUPLICATE)
+                    continue
                 if self._dir_excluded(entry.path, entry.name, child_real):
                     continue
                 yield from self._walk_dir(entry.path, child_real, visiting)
             else:
                 yield entry.path
 
+    def _walked_anyway(self, target: str) -> bool:
+        """Is ``target`` (a folder link's resolved path) under an indexed root? Its files
+        are then indexed at their own paths; through the link, a second time under other
+        module names (a package linked into ``doc/``)."""
+        return any(target == r or target.startswith(r + os.sep) for r in self.roots_real)
+
     def _dir_excluded(self, path: str, name: str, real: str) -> bool:
         if real == self.index_real or name.startswith(".codecite"):
             return True
-        if name in TEST_DIRS or (name == "testing" and not _is_subpackage(path)):
+        if name in TEST_DIRS or (name == "testing" and not is_subpackage(path)):
             self.skip(self.rel(path) + "/", SkipReason.TESTS)
             return True
         if name == "auto_examples" and self._gallery_sources:  # sphinx-gallery's output
@@ -231,8 +163,8 @@ class _Walker:
         if (
             (
                 name in EXCLUDED_DIRS
-                and not _is_subpackage(path)
-                and not (name == "build" and _is_doc_source(path))
+                and not is_subpackage(path)
+                and not (name == "build" and is_doc_source(path))
             )
             or name.endswith(EXCLUDED_DIR_SUFFIXES)
             or (name.startswith(".") and name != ".")
@@ -338,7 +270,8 @@ class _Walker:
 
     def _file_reason(self, rel: str) -> SkipReason | None:
         name = rel.rsplit("/", 1)[-1]
-        if is_test_file(os.path.join(self.root, rel), self.root_real, self.cfg.max_file_bytes):
+        full = os.path.join(self.root, rel)
+        if is_test_file(full, self.root_real, self.cfg.max_file_bytes, in_gallery(rel)):
             return SkipReason.TESTS
         if rel.endswith("/conf.py") and any(
             rel.startswith(d + "/") for d in ("docs", "doc", "docs/source", "doc/source")

@@ -112,3 +112,17 @@ def test_gallery_scripts_in_an_examples_folder_of_the_docs_are_pages(tmp_path: P
     assert kinds["docs/tutorials/violins.py"] == ["doc_section", "doc_section"]
     # a package's own ``examples`` subpackage is code, as any module of the package
     assert "doc_section" not in kinds["plotkit/examples/violins.py"]
+
+
+def test_a_gallery_script_named_like_a_test_is_an_example(tmp_path: Path) -> None:
+    """nilearn's ``plot_second_level_one_sample_test.py`` shows a statistical test: it was
+    skipped as a test file, 3 of the 7 second-level GLM tutorials."""
+    (tmp_path / "plotkit").mkdir()
+    (tmp_path / "plotkit" / "__init__.py").write_text('def violinplot(data):\n    """Draw."""\n')
+    (tmp_path / "examples" / "stats").mkdir(parents=True)
+    (tmp_path / "examples" / "stats" / "plot_one_sample_test.py").write_text(GALLERY)
+    (tmp_path / "examples" / "stats" / "check_test.py").write_text("def test_it():\n    pass\n")
+    report = codecite.build(tmp_path)
+    paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
+    assert "examples/stats/plot_one_sample_test.py" in paths
+    assert "examples/stats/check_test.py" in report.skipped["tests"]  # defines a test

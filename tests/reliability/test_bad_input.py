@@ -157,6 +157,12 @@ CASES = {
         "docs/loop.md", _link("docs/loop.md", "loop.md"), skipped="symlink loop"
     ),
     "link_dir_cycle": Case("docs/cycle", _link("docs/cycle", "."), skipped="symlink loop"),
+    # the package again under docs/: indexed twice, as ``docs.pkg_again.*`` API (nilearn)
+    "link_dir_inside": Case(
+        "docs/pkg_again",
+        _link("docs/pkg_again", "../geokit"),
+        skipped="symlink to a folder indexed at its own path",
+    ),
     "link_to_nothing": Case(
         "docs/gone.ipynb",
         _link("docs/gone.ipynb", "../notebooks/gone.ipynb"),
