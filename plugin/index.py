@@ -171,9 +171,12 @@ class CodeciteIndex:
         return self._symbol_table
 
     def _symbols_of(self, modules: dict[str, Any]) -> SymbolTable:
-        if isinstance(self.nodes, StoredNodes):  # details read per symbol, when asked for
-            return SymbolTable(module_namespaces(modules.values()), StoredSymbols(self.nodes))
-        return SymbolTable.from_parts(modules.values(), (n.metadata for n in self.nodes))
+        table = (  # a stored index's details are read per symbol, when asked for
+            SymbolTable(module_namespaces(modules.values()), StoredSymbols(self.nodes))
+            if isinstance(self.nodes, StoredNodes)
+            else SymbolTable.from_parts(modules.values(), (n.metadata for n in self.nodes))
+        )
+        return table.with_skipped(self.manifest.get("skipped", []))  # validation: unknown
 
     # -- freshness --------------------------------------------------------------------
     def current_fingerprint(self) -> str:
@@ -375,10 +378,8 @@ class CodeciteIndex:
     def ask(
         self, query: str, llm: Any = None, session: Any = None, k: int | None = None, **kwargs: Any
     ) -> Any:
-        """Answer ``query`` with citations, or ask for clarification (a LlamaIndex Response).
-
-        ``k`` is the number of evidence nodes retrieved (the engine's ``similarity_top_k``).
-        """
+        """Answer ``query`` with citations, or ask for clarification (a LlamaIndex Response);
+        ``k`` evidence nodes are retrieved (the engine's ``similarity_top_k``)."""
         from codecite.answers.engine import CodeciteQueryEngine
 
         if not isinstance(query, str) or not query.strip():
@@ -386,8 +387,7 @@ class CodeciteIndex:
         if k is not None:
             self.retriever(k)  # raises QueryError for a bad k
             kwargs["similarity_top_k"] = k
-        unknown = sorted(set(kwargs) - set(CodeciteQueryEngine.model_fields))
-        if unknown:
+        if unknown := sorted(set(kwargs) - set(CodeciteQueryEngine.model_fields)):
             raise QueryError(
                 f"ask() takes no argument {unknown[0]!r}; filters (kind, workflow, "
                 "path) belong to index.query()"

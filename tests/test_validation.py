@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import codecite
 from codecite.node_parsers.python import module_name_for, parse_python_source
 from codecite.store.symbols import SymbolTable
 from codecite.validation.checker import validate_generated_code
@@ -750,3 +751,19 @@ def test_calling_an_attribute_a_method_sets_on_self_is_no_missing_method(tmp_pat
     assert result["errors"] == [
         "'fitkit.Model' object has no attribute 'fitt' (did you mean `fit`?)"
     ]
+
+
+def test_a_module_the_build_skipped_is_unverified_not_missing(tmp_path):
+    """statsmodels' ``from statsmodels.regression.tests.results import ...`` was an error
+    ("no module named"), though the module exists: the build skipped it as a test (a
+    file too large or holding NUL bytes too). Only proof is an error."""
+    (tmp_path / "calc" / "tests").mkdir(parents=True)
+    (tmp_path / "calc" / "__init__.py").write_text("def solve(x):\n    return x\n")
+    (tmp_path / "calc" / "tests" / "__init__.py").write_text("")
+    (tmp_path / "calc" / "tests" / "results.py").write_text("EXPECTED = 1\n")
+    codecite.build(tmp_path)
+    index = codecite.load(tmp_path)
+    code = "from calc.tests.results import EXPECTED\nfrom calc.nothing import x\n"
+    result = validate_generated_code(code, index)
+    assert result["errors"] == ["no module named 'calc.nothing'"]
+    assert any("calc.tests" in w and "skipped it: tests" in w for w in result["warnings"])

@@ -8,6 +8,7 @@ Nothing here imports the indexed project.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -78,6 +79,27 @@ class SymbolTable:
 
     modules: dict[str, dict[str, Any]] = field(default_factory=dict)
     symbols: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    # what the build skipped (the manifest's ``skipped``: tests, too large, NUL bytes):
+    # each path's dotted tails -> the reason (``skipped_as``)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def with_skipped(self, entries: Iterable[Mapping[str, str]]) -> SymbolTable:
+        """This table, knowing the files a build skipped (``{"path", "reason"}`` each)."""
+        for entry in entries:
+            path = re.sub(r"(/__init__)?\.pyi?$", "", str(entry["path"]).rstrip("/"))
+            parts = path.split("/")
+            for i in range(len(parts)):  # ``src/pkg/tests`` may be ``pkg.tests``
+                self.skipped.setdefault(".".join(parts[i:]), str(entry["reason"]))
+        return self
+
+    def skipped_as(self, module: str) -> str | None:
+        """Why the build skipped module ``module`` (or a package holding it), if it did."""
+        parts = module.split(".")
+        for i in range(len(parts), 0, -1):
+            reason = self.skipped.get(".".join(parts[:i]))
+            if reason is not None:
+                return reason
+        return None
 
     @classmethod
     def from_parts(

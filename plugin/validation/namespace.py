@@ -118,7 +118,8 @@ class Namespace:
         """No module ``package.name``: a parsed package, no such file, none the index lacks."""
         ns = self.table.modules.get(package)
         full = f"{package}.{name}"
-        return bool(ns) and not self.is_module(full) and full not in self.unindexed
+        skipped = self.table.skipped_as(full)
+        return bool(ns) and not self.is_module(full) and full not in self.unindexed and not skipped
 
     def _submodules(self, package: str) -> set[str]:
         prefix = f"{package}."
@@ -231,6 +232,10 @@ class Namespace:
         unindexed = "the package imports it but it is not indexed"
         if f"{module}.{name}" in self.unindexed:
             return Ref(RefKind.UNKNOWN, display, probe=probe, reason=unindexed)
+        if skipped := self.table.skipped_as(f"{module}.{name}"):
+            return Ref(
+                RefKind.UNKNOWN, display, probe=probe, reason=f"the build skipped it: {skipped}"
+            )
         if not ns:
             why = "is a namespace package; other distributions may add to it"
             return Ref(RefKind.UNKNOWN, display, probe=probe, reason=f"'{owner.display}' {why}")
