@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
-PARSER_VERSION = 37
+PARSER_VERSION = 38
 PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -116,12 +116,12 @@ def _parse_python(text: str, rel: str, cfg: CodeciteConfig, parsed: ParsedFile) 
 
 
 def in_gallery(rel: str) -> bool:
-    """Is ``rel`` where example scripts live: a top-level examples folder, or one inside
-    the docs (scikit-image's ``doc/examples``, sphinx-gallery's ``docs/tutorials``)?"""
+    """Is ``rel`` where example scripts live: a top-level examples folder, or the docs
+    (scikit-image's ``doc/examples``, sphinx-gallery's ``docs/tutorials``, and the plot
+    and helper scripts a docs folder runs: statsmodels' ``docs/source/plots``, nilearn's
+    ``doc/make_atlas_table.py``, whose variables are no API)?"""
     parts = rel.split("/")
-    return parts[0] in DEFAULT_EXAMPLE_DIRS or (
-        parts[0] in DEFAULT_DOC_DIRS and any(p in DEFAULT_EXAMPLE_DIRS for p in parts[1:-1])
-    )
+    return parts[0] in DEFAULT_EXAMPLE_DIRS or (parts[0] in DEFAULT_DOC_DIRS and len(parts) > 1)
 
 
 def _gallery_nodes(
@@ -133,6 +133,8 @@ def _gallery_nodes(
     from .scripts import example_page
 
     page = example_page(text, rel, max_chars=cfg.max_section_chars)
+    if page is None and rel.split("/", 1)[0] in DEFAULT_DOC_DIRS:  # a docs helper, no page
+        return [n for n in nodes if n.metadata.get("symbol_type") != "assignment"]
     if page is None:
         return nodes
     return [

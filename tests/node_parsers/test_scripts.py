@@ -126,3 +126,25 @@ def test_a_gallery_script_named_like_a_test_is_an_example(tmp_path: Path) -> Non
     paths = {n.metadata["source_path"] for n in codecite.load(tmp_path).nodes}
     assert "examples/stats/plot_one_sample_test.py" in paths
     assert "examples/stats/check_test.py" in report.skipped["tests"]  # defines a test
+
+
+def test_python_files_of_the_docs_are_no_api(tmp_path: Path) -> None:
+    """nilearn's ``doc/make_atlas_table.py`` made ``doc.make_atlas_table.fsaverage`` (a
+    script variable) the first answer to ``fsaverage``; statsmodels' 160 plot-script
+    variables were API (``docs.source.plots.graphics_gofplots_qqplot.ax``)."""
+    (tmp_path / "plotkit").mkdir()
+    (tmp_path / "plotkit" / "__init__.py").write_text('def violinplot(data):\n    """Draw."""\n')
+    (tmp_path / "doc" / "plots").mkdir(parents=True)
+    (tmp_path / "doc" / "plots" / "violins.py").write_text(GALLERY)
+    (tmp_path / "doc" / "make_table.py").write_text(
+        'fsaverage = "fsaverage5"\n\n\ndef main():\n    """Write the table."""\n\n\n'
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    codecite.build(tmp_path)
+    nodes = codecite.load(tmp_path).nodes
+    symbols = {n.metadata.get("symbol") for n in nodes}
+    assert "doc.make_table.fsaverage" not in symbols and "doc.make_table.main" in symbols
+    kinds = [
+        n.metadata["kind"] for n in nodes if n.metadata["source_path"] == "doc/plots/violins.py"
+    ]
+    assert kinds == ["doc_section", "doc_section"]  # a plot script is a page
