@@ -32,6 +32,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from codecite.answers.absent import absent_names
 from codecite.answers.citations import CitationCheck, check_citations, filter_stream
 from codecite.answers.confidence import assess
 from codecite.answers.context import (
@@ -216,8 +217,10 @@ class Answerer:
         actx = prep.context
         llm = resolve_llm(self.llm)
         meta = self._metadata(prep)
+        notes = meta["absent_names"] = absent_names(self.index, actx.query)
         if not actx.is_confident and actx.route.intent != Intent.META.value:
             text, options = clarification(actx, prep.rewrite)
+            text = "".join(f"Note: {note}\n\n" for note in notes) + text
             meta.update(path=PATH_CLARIFY, options=options, citations=[])
             answer = Answer(text, [], meta)
         elif llm is None or (actx.route.intent == Intent.META.value and not actx.is_confident):
@@ -236,7 +239,8 @@ class Answerer:
             actx = _without_evidence(actx)
             meta["citations"] = []
         meta["path"] = PATH_OFFLINE
-        return Answer(offline_answer(actx, summary), self._sources(actx), meta)
+        notes = meta.get("absent_names", [])
+        return Answer(offline_answer(actx, summary, notes), self._sources(actx), meta)
 
     def _sources(self, actx: AssembledContext, cited: Iterable[int] | None = None) -> list[Any]:
         if cited is None:

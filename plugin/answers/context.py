@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -169,11 +170,24 @@ class AssembledContext:
 # -- building blocks --------------------------------------------------------------------
 
 
+_ADMONITION = re.compile(r"(?:!!!|\?\?\?\+?)[ \t]")  # mkdocs-material: ``!!! note "Title"``
+
+
+def without_admonitions(text: str) -> str:
+    """``text`` without the admonition blocks it opens with: pydantic's docstrings start
+    ``!!! abstract "Usage Documentation"`` and a link to a docs page, then the summary."""
+    paragraphs = text.strip().split("\n\n")
+    while len(paragraphs) > 1 and _ADMONITION.match(paragraphs[0]):
+        paragraphs.pop(0)
+    return "\n\n".join(paragraphs)
+
+
 def first_sentence(text: str | None) -> str:
-    """The first sentence of a docstring (up to the first ". " or blank line)."""
+    """The first sentence of a docstring (up to the first ". " or blank line), past an
+    opening admonition."""
     if not text:
         return ""
-    para = " ".join(text.strip().split("\n\n", 1)[0].split())
+    para = " ".join(without_admonitions(text).split("\n\n", 1)[0].split())
     end = para.find(". ")
     return para if end < 0 else para[: end + 1]
 

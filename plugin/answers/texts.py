@@ -99,10 +99,14 @@ def sources_block(evidence: Iterable[Evidence]) -> list[str]:
     return ["Sources:", *(e.citation.header() for e in evidence)]
 
 
-def offline_answer(actx: AssembledContext, index_summary: str | None = None) -> str:
-    """The deterministic answer: lead API card and best passage (order by rank), sources."""
+def offline_answer(
+    actx: AssembledContext, index_summary: str | None = None, notes: Iterable[str] = ()
+) -> str:
+    """The deterministic answer: ``notes`` (names the package lacks, ``answers.absent``)
+    first, then lead API card and best passage (order by rank), sources."""
     blocks: list[list[str]] = [
-        [f"Answer from the indexed sources (offline, no language model) for: {actx.query}"]
+        [f"Answer from the indexed sources (offline, no language model) for: {actx.query}"],
+        [f"Note: {note}" for note in notes],
     ]
     if index_summary:
         blocks.append([index_summary])

@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from codecite.answers.absent import owner_names
+from codecite.answers.context import without_admonitions
 from codecite.answers.session import Session
 from codecite.errors import CodeciteError
 from codecite.node_parsers.doc_lines import source_lines
@@ -22,7 +24,8 @@ from codecite.node_parsers.schema import citation, node_label
 from codecite.retrievers.render import evidence_row
 from codecite.safe_io import UnsafeFileError, read_regular_file
 from codecite.server.resident import ResidentIndex
-from codecite.validation.suggestions import suggest
+from codecite.validation.namespace import Namespace
+from codecite.validation.suggestions import did_you_mean, suggest
 
 MAX_K = 50
 MAX_SNIPPET = 300
@@ -121,12 +124,7 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
     symbol = index.resolve_symbol(wanted)
     nodes = index.symbol_nodes(symbol) if symbol is not None else []
     if symbol is None or not nodes:
-        every = sorted(index.symbol_table.symbols, key=lambda s: (len(s), s))
-        owner, _, leaf = wanted.rpartition(".")
-        prefix = (index.resolve_symbol(owner) or owner) if owner else ""  # its class, resolved
-        siblings = [s.rsplit(".", 1)[-1] for s in every if prefix and s.startswith(prefix + ".")]
-        near = [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
-        return {"name": name, "found": False, "did_you_mean": near}
+        return {"name": name, "found": False, "did_you_mean": _near(index, wanted)}
     node = next((n for n in nodes if n.metadata.get("kind") != "module_doc"), nodes[0])
     node_symbol = node.metadata.get("symbol") or symbol
     alias = _alias_target(index, node.metadata)
@@ -144,11 +142,29 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
         "signature": meta.get("signature"),
         "params": meta.get("params") or [],
         "returns": meta.get("returns"),
-        "summary": doc.split("\n\n", 1)[0].strip(),
+        "summary": without_admonitions(doc).split("\n\n", 1)[0].strip(),
         "id": node.node_id,
         "citation": citation(meta),
         "related": _related(index, symbol, meta),
     }
+
+
+def _near(index: Any, wanted: str) -> list[str]:
+    """Real names close to ``wanted``: the members its owner has, inherited ones too, as
+    ``codecite validate`` finds them (``statsmodels.api.OLS.fti`` -> ``...OLS.fit``, from
+    ``RegressionModel``); else the closest symbols of the whole index."""
+    table = index.symbol_table
+    owner, _, leaf = wanted.rpartition(".")
+    if owner:
+        names = owner_names(Namespace.of(table, table.top_packages), owner)[1]
+        near = did_you_mean(leaf, names)
+        if near:
+            return [f"{owner}.{n}" for n in near]
+    every = sorted(table.symbols, key=lambda s: (len(s), s))
+    prefix = (index.resolve_symbol(owner) or owner) if owner else ""  # its class, resolved
+    members = [s[len(prefix) + 1 :] for s in every if prefix and s.startswith(prefix + ".")]
+    siblings = [m for m in members if "." not in m]  # its own members, not theirs
+    return [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
 
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*")

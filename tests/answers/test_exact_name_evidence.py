@@ -194,3 +194,37 @@ def test_written_exactly_reads_paths_code_compounds_and_a_lone_name() -> None:
     assert table.written_exactly("helper") == []  # one plain word
     assert table.written_exactly("my Tool object") == []  # a capitalised word in a sentence
     assert table.written_exactly("`_hidden()`") == []  # private
+
+
+def test_an_answer_says_first_that_a_written_member_does_not_exist(
+    index: codecite.CodeciteIndex,
+) -> None:
+    """pydantic's ``BaseModel.model_dumps`` was answered with the class's card and no word
+    that the member does not exist (the class stands in for it in the ranking)."""
+    answer = index.ask("what does sqltool.Statement.get_typ return")
+    assert answer.metadata["absent_names"] == [
+        "the index has no method `get_typ` on `sqltool.Statement`; did you mean `get_type`?"
+    ]
+    assert "Note: the index has no method `get_typ` on `sqltool.Statement`" in str(answer)
+    module = index.ask("how do I use sqltool.format_sq").metadata["absent_names"]
+    assert module[0].startswith("`sqltool.format_sq` is not in the indexed package")
+    assert index.ask("what does sqltool.Statement.get_type return").metadata["absent_names"] == []
+
+
+def test_a_typo_in_a_module_with_getattr_is_noted_though_not_provably_absent(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """pydantic's ``__init__`` answers names through ``__getattr__``, so ``pydantic.Feild``
+    cannot be proved absent; a name that close to a real one is still worth a note."""
+    root = tmp_path_factory.mktemp("lazy") / "repo"
+    (root / "fieldkit").mkdir(parents=True)
+    (root / "fieldkit" / "core.py").write_text('def Field(default=None):\n    """A field."""\n')
+    (root / "fieldkit" / "__init__.py").write_text(
+        "import importlib\nfrom .core import Field\n\n\ndef __getattr__(name):\n"
+        "    return getattr(importlib.import_module(LAZY[name], __name__), name)\n"
+    )
+    codecite.build(root)
+    index = codecite.load(root)
+    notes = index.ask("how do I use fieldkit.Feild").metadata["absent_names"]
+    assert notes == ["the index has no name `Feild` in `fieldkit`; did you mean `Field`?"]
+    assert index.ask("how do I use fieldkit.Zzzzz").metadata["absent_names"] == []

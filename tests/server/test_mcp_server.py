@@ -293,3 +293,41 @@ def test_lookup_symbol_never_finds_a_member_the_class_lacks(tmp_path: Path) -> N
     assert lookup_symbol(resident, "gridkit.Dataset.sell")["did_you_mean"][0] == (
         "gridkit.Dataset.sel"
     )
+
+
+def test_lookup_symbol_suggests_inherited_members_and_only_real_names(tmp_path: Path) -> None:
+    """statsmodels' ``OLS.fti`` had no suggestion (``fit`` is ``RegressionModel``'s);
+    pydantic's ``pydantic.Feild`` suggested ``pydantic.rebuild``, a name nothing binds."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "fitkit" / "core").mkdir(parents=True)
+    (tmp_path / "fitkit" / "core" / "models.py").write_text(
+        'class RegressionModel:\n    def fit(self):\n        """Fit the model."""\n\n\n'
+        'class OLS(RegressionModel):\n    """Ordinary least squares."""\n\n\n'
+        'def Field(default=None):\n    """A field."""\n\n\n'
+        'def rebuild():\n    """Rebuild the schema."""\n'
+    )
+    (tmp_path / "fitkit" / "__init__.py").write_text("from .core.models import OLS, Field\n")
+    build(tmp_path)
+    resident = ResidentIndex(tmp_path)
+    assert lookup_symbol(resident, "fitkit.OLS.fti")["did_you_mean"][0] == "fitkit.OLS.fit"
+    near = lookup_symbol(resident, "fitkit.Feild")["did_you_mean"]
+    assert near[0] == "fitkit.Field" and "fitkit.rebuild" not in near
+
+
+def test_lookup_symbol_summary_skips_an_opening_admonition(tmp_path: Path) -> None:
+    """pydantic's docstrings open with ``!!! abstract "Usage Documentation"`` and a link:
+    36 central symbols had that markup as their summary."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "modelkit").mkdir()
+    (tmp_path / "modelkit" / "__init__.py").write_text(
+        'class BaseModel:\n    """!!! abstract "Usage Documentation"\n'
+        "        [Models](../concepts/models.md)\n\n"
+        '    A base class for creating models.\n\n    More text.\n    """\n'
+    )
+    build(tmp_path)
+    found = lookup_symbol(ResidentIndex(tmp_path), "modelkit.BaseModel")
+    assert found["summary"] == "A base class for creating models."
