@@ -9,7 +9,9 @@ templates: an interpolated part becomes ``{}``. A message first assigned to a
 local name (``msg = "..."; raise ValueError(msg)``) is read from the function's
 assignments to that name, each one a template; a nested function raising a name its
 enclosing function assigned (a decorator factory's ``errmsg``) reads the enclosing
-one's. ``codecite.retrievers.messages`` matches a pasted message against them.
+one's. A message raised in code that is no node (a private method, function or class)
+goes to the innermost class node around it, else to the module's node (``adopt_orphans``).
+``codecite.retrievers.messages`` matches a pasted message against them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 from .python_syntax import text
 
 MAX_MESSAGES = 8  # per function
+MAX_ADOPTED = 64  # messages a class or module node takes from the private code inside it
 MAX_MESSAGE_CHARS = 300
 PLACEHOLDER = "{}"
 _PRINTF = re.compile(r"%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdifrgeExXoc]")
@@ -202,3 +205,30 @@ def _message_argument(node: Any) -> Any:
         name = text(node.child_by_field_name("function"))
         call = node if name in _WARN_CALLS or name.endswith(".warn") else None
     return _first_argument(call) if call is not None else None
+
+
+def adopt_orphans(sites: MessageSites, nodes: list[Any]) -> None:
+    """Give each message raised outside every node's own code (a private method, a
+    private function or class: no nodes) to the innermost class node around it, else to
+    the module's node, so that pasting it still finds its code: SQLAlchemy raises
+    ``DetachedInstanceError`` in ``_LazyLoader._load_for_state``, statsmodels its
+    "indices for endog and exog are not aligned" in ``PandasData._check_integrity``."""
+    claimed = {m for n in nodes for m in n.metadata.get("messages", ())}
+    module = next((n for n in nodes if n.metadata["kind"] == "module_doc"), None)
+    classes = [n for n in nodes if n.metadata.get("symbol_type") == "class"]
+    for site in sites._nodes:
+        scope = site.parent
+        while scope is not None and scope.type != "function_definition":
+            scope = scope.parent
+        body = scope.child_by_field_name("body") if scope is not None else None
+        line = site.start_point[0] + 1
+        around = [c for c in classes if c.metadata["start_line"] <= line <= c.metadata["end_line"]]
+        owner = min(
+            around, key=lambda c: c.metadata["end_line"] - c.metadata["start_line"], default=module
+        )
+        if owner is None or body is None:
+            continue  # no node to hold it, or raised at module level (an import guard)
+        for message in _messages(site, body):
+            if message not in claimed and len(owner.metadata.get("messages", ())) < MAX_ADOPTED:
+                claimed.add(message)
+                owner.metadata.setdefault("messages", []).append(message)

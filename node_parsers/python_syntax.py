@@ -116,7 +116,7 @@ def decorators(node: Any) -> list[str]:
     """Decorator expressions of a decorated definition, without the ``@``."""
     if node.type != "decorated_definition":
         return []
-    return [  # a comment after the decorator (``@overload  # noqa``) is not part of it
+    return [  # a comment after a decorator (``@overload  # type: ignore``) is not part of it
         " ".join(text(e) for e in d.named_children if e.type != "comment")
         for d in node.named_children
         if d.type == "decorator"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .conventions import attach_docstring, creates_logger, read_add_newdoc, read_late_docstring
 from .python_getattr import read_getattr, read_lazy_attach
-from .python_messages import MessageSites
+from .python_messages import MessageSites, adopt_orphans
 from .python_namespace import ModuleNamespace
 from .python_params import format_parameters, parse_parameters
 from .python_syntax import (
@@ -99,8 +99,7 @@ class ModuleWalker:
         doc = docstring_of(root)
         if doc:
             first = next(c for c in root.named_children if c.type != "comment")
-            # a module docstring documents its module as a doc page does: the API it
-            # names (``.. autoclass:: Dispatcher``, roles, examples) lends it relevance
+            # a module docstring documents its module as a doc page does (refs lend relevance)
             meta = self._meta(
                 NodeKind.MODULE_DOC,
                 first,
@@ -113,6 +112,7 @@ class ModuleWalker:
             self.nodes.append(make_node(f"module {self.module}\n{doc}", meta))
         for child, conditional in self._top_level(root):
             self._top_statement(child, conditional)
+        adopt_orphans(self._messages, self.nodes)  # raised in private code: to its owner
         self._read_getattr()
 
     def _read_getattr(self) -> None:

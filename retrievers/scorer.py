@@ -212,10 +212,13 @@ class LexicalScorer:
         tokens, expansion, source, workflow = self.read_query(query)
         s, a = self.settings, self._arrays
         forms = self.query_variants(tokens, expansion) if variants else []
-        alone = named_alone(
-            a.names, query, bool(tokens or expansion), names and s.name_boost > boosts.NEUTRAL
-        )
-        scored = None if every_node else self.candidates(tokens, expansion, forms, alone)
+        nb = s.name_boost if names else boosts.NEUTRAL
+        alone = named_alone(a.names, query, bool(tokens or expansion), nb > boosts.NEUTRAL)
+        quoted = a.messages.match(query) if nb > boosts.NEUTRAL and s.message_evidence else None
+        # the code raising a pasted message (retrievers.messages) is a candidate, and has
+        # evidence: the message (a module holding private code has no other words of it)
+        raising = alone if quoted is None else quoted[0] | (False if alone is None else alone)
+        scored = None if every_node else self.candidates(tokens, expansion, forms, raising)
         if scored is not None and scored.size > self._every_node_share * len(self.nodes):
             scored = None  # most nodes: gathering them would cost more than it saves
         rows = scored.rows if scored is not None else None
@@ -227,8 +230,9 @@ class LexicalScorer:
         v_all = variant_scores(self.bm25, forms, scored)
         v = np.where(at(a.code), v_all, 0.0).astype(boosts.SCORE_DTYPE)
         lexical = boosts.lexical_score(q, e, s.expansion_weight, v, s.variant_weight)
-        if alone is not None:
-            lexical = np.where(at(alone), boosts.NAMED_ALONE, lexical).astype(boosts.SCORE_DTYPE)
+        if raising is not None:
+            floor = at(raising) & (lexical <= 0)
+            lexical = np.where(floor, boosts.NAMED_ALONE, lexical).astype(boosts.SCORE_DTYPE)
         if mask is not None:
             lexical = np.where(mask, lexical, 0.0)
         own_words = boosts.own_words_score(lexical, v, s.variant_weight)
@@ -240,10 +244,8 @@ class LexicalScorer:
         wf = typed("workflow", boosts.workflow_factor(tags, workflow, s.workflow_boost))
         mentions = identifier_mentions(query)
         sym = typed("symbol", boosts.symbol_factor(a.leaf_index.at(rows), mentions, s.symbol_boost))
-        nb = s.name_boost if names else boosts.NEUTRAL
         named = a.names.mask(query) if nb > boosts.NEUTRAL else None
-        quoted = a.messages.match(query) if named is not None and s.message_evidence else None
-        if quoted is not None:  # the code raising a pasted message (retrievers.messages)
+        if quoted is not None:
             raisers, rest = quoted
             named = a.names.mask(rest) | raisers | self._raisers_owners(query[len(rest) :], raisers)
         named = at(named) if named is not None and named.any() else None  # None: b_name is 1

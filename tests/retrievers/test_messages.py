@@ -314,3 +314,53 @@ def test_the_raiser_outranks_the_exception_named_before_the_colon(
     assert index.query("what is OperationalError", k=1).nodes[0].node.metadata["symbol"] == (
         "db.core.OperationalError"
     )
+
+
+PRIVATE = '''"""Loading strategies of related objects."""
+
+
+class Loader:
+    """Load what a relationship refers to."""
+
+    def load(self, state):
+        """Load the related rows."""
+        return self._load_for_state(state)
+
+    def _load_for_state(self, state):
+        raise DetachedError("Parent instance %s is not bound to a Session" % state)
+
+
+class _LazyLoader:
+    def _emit(self, key):
+        raise DetachedError(f"lazy load operation of attribute '{key}' cannot proceed")
+
+
+def _check(parent):
+    if parent is None:
+        raise ValueError("the indices for endog and exog are not aligned")
+'''
+
+
+def test_a_message_raised_in_private_code_goes_to_the_node_around_it(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """SQLAlchemy raises ``DetachedInstanceError`` in ``_LazyLoader._load_for_state`` and
+    statsmodels its alignment error in ``PandasData._check_integrity``: no nodes, so a
+    pasted message found nothing. The class around it holds it, else the module's node;
+    and the raiser has evidence though the paste shares no other word with its text."""
+    found = _messages(PRIVATE)
+    assert found["pkg.core.Loader"] == ["Parent instance {} is not bound to a Session"]
+    assert found["pkg.core"] == [
+        "lazy load operation of attribute '{}' cannot proceed",
+        "the indices for endog and exog are not aligned",
+    ]
+    root = tmp_path_factory.mktemp("private") / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "core.py").write_text(PRIVATE)
+    codecite.build(root)
+    index = codecite.load(root)
+    ctx = index.query("ValueError: The indices for endog and exog are not aligned", k=3)
+    assert ctx.raisers == ["pkg.core"] and ctx.nodes[0].node.metadata["symbol"] == "pkg.core"
+    pasted = "DetachedError: Parent instance <User at 0x7f> is not bound to a Session"
+    assert index.query(pasted, k=3).nodes[0].node.metadata["symbol"] == "pkg.core.Loader"
