@@ -221,6 +221,9 @@ def adopt_orphans(sites: MessageSites, nodes: list[Any]) -> None:
         while scope is not None and scope.type != "function_definition":
             scope = scope.parent
         body = scope.child_by_field_name("body") if scope is not None else None
+        name = text(scope.child_by_field_name("name")) if scope is not None else ""
+        if name.startswith("__") and name.endswith("__"):
+            continue  # a dunder (``__getitem__``, ``__new__``): the exception names it best
         line = site.start_point[0] + 1
         around = [c for c in classes if c.metadata["start_line"] <= line <= c.metadata["end_line"]]
         owner = min(

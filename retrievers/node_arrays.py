@@ -44,6 +44,10 @@ class NodeArrays:
         self.recipe = typed("recipe", boosts.recipe_factor(self.kinds, settings.recipe_boost))
         self.code = np.isin(self.kinds, list(CODE_KINDS))
         self.module_doc = self.kinds == "module_doc"
+        # nodes holding only messages raised in the private code inside them (classes,
+        # modules: ``python_messages.adopt_orphans``); a pasted one is their evidence
+        classes = np.array([t == "class" for t in cols.symbol_type], dtype=bool)
+        self.holders = self.module_doc | classes if len(classes) else self.module_doc
         self.symbols = symbols = cols.symbol
         voted = np.array([sym in feedback for sym in symbols], dtype=bool)
         votes = np.array([float(feedback.get(sym or "", 0)) for sym in symbols], dtype=np.float64)

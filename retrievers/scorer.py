@@ -215,9 +215,10 @@ class LexicalScorer:
         nb = s.name_boost if names else boosts.NEUTRAL
         alone = named_alone(a.names, query, bool(tokens or expansion), nb > boosts.NEUTRAL)
         quoted = a.messages.match(query) if nb > boosts.NEUTRAL and s.message_evidence else None
-        # the code raising a pasted message (retrievers.messages) is a candidate, and has
-        # evidence: the message (a module holding private code has no other words of it)
-        raising = alone if quoted is None else quoted[0] | (False if alone is None else alone)
+        # the code raising a pasted message (retrievers.messages) is a candidate; a class or
+        # module holding it for private code inside has the message as its evidence
+        held = None if quoted is None else quoted[0] & a.holders
+        raising = alone if held is None else held | (False if alone is None else alone)
         scored = None if every_node else self.candidates(tokens, expansion, forms, raising)
         if scored is not None and scored.size > self._every_node_share * len(self.nodes):
             scored = None  # most nodes: gathering them would cost more than it saves
