@@ -215,6 +215,8 @@ def adopt_orphans(sites: MessageSites, nodes: list[Any]) -> None:
     "indices for endog and exog are not aligned" in ``PandasData._check_integrity``."""
     claimed = {m for n in nodes for m in n.metadata.get("messages", ())}
     module = next((n for n in nodes if n.metadata["kind"] == "module_doc"), None)
+    if module is not None and any(p.startswith("_") for p in module.metadata["symbol"].split(".")):
+        module = None  # a private module is no raiser to show a user
     classes = [n for n in nodes if n.metadata.get("symbol_type") == "class"]
     for site in sites._nodes:
         scope = site.parent
@@ -222,8 +224,9 @@ def adopt_orphans(sites: MessageSites, nodes: list[Any]) -> None:
             scope = scope.parent
         body = scope.child_by_field_name("body") if scope is not None else None
         name = text(scope.child_by_field_name("name")) if scope is not None else ""
-        if name.startswith("__") and name.endswith("__"):
-            continue  # a dunder (``__getitem__``, ``__new__``): the exception names it best
+        if not name.startswith("_") or name.endswith("__"):
+            continue  # a public function is a node, its own messages capped; a dunder's
+            # (``__getitem__``, ``__new__``) are best named by the exception
         line = site.start_point[0] + 1
         around = [c for c in classes if c.metadata["start_line"] <= line <= c.metadata["end_line"]]
         owner = min(

@@ -354,6 +354,17 @@ def test_a_message_raised_in_private_code_goes_to_the_node_around_it(
         "lazy load operation of attribute '{}' cannot proceed",
         "the indices for endog and exog are not aligned",
     ]
+    # a private module is no raiser to show; a public function's messages are its own
+    hidden = parse_python_source(PRIVATE.encode("utf-8"), "pkg/_impl.py", "pkg._impl").nodes
+    assert not [
+        n for n in hidden if n.metadata["kind"] == "module_doc" and "messages" in n.metadata
+    ]
+    many = "".join(
+        f'    if x == {i}:\n        raise ValueError("failure number {i} of many")\n'
+        for i in range(12)
+    )
+    capped = _messages(f"class Box:\n    def check(self, x):\n{many}")
+    assert len(capped["pkg.core.Box.check"]) == 8 and capped["pkg.core.Box"] is None
     root = tmp_path_factory.mktemp("private") / "repo"
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
