@@ -360,7 +360,7 @@ def test_a_message_raised_in_private_code_goes_to_the_node_around_it(
         n for n in hidden if n.metadata["kind"] == "module_doc" and "messages" in n.metadata
     ]
     many = "".join(
-        f'    if x == {i}:\n        raise ValueError("failure number {i} of many")\n'
+        f'        if x == {i}:\n            raise ValueError("failure number {i} of many")\n'
         for i in range(12)
     )
     capped = _messages(f"class Box:\n    def check(self, x):\n{many}")
