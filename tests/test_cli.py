@@ -248,3 +248,9 @@ def test_validate_says_when_nothing_it_checked_is_in_the_index(
     assert "geokit" in out.stdout and "; pywt is not in it" in out.stdout
     script.write_text("import geokit\ngeokit.load_survey\n")
     assert "note:" not in run(sample_repo, "validate", str(script)).stdout
+
+
+def test_serve_is_another_name_for_mcp(tmp_path: Path) -> None:
+    """Both testers typed ``codecite serve`` for the MCP server (other tools' word)."""
+    out = run(tmp_path, "serve", "--help")
+    assert out.returncode == 0 and "Model Context Protocol" in out.stdout

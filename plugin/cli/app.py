@@ -44,6 +44,9 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+ALIASES = {alias: c.name for c in COMMANDS.values() for alias in c.aliases}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="codecite", description="A grounded, cited technical memory of a Python codebase."
@@ -52,7 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS.values():
-        p = sub.add_parser(command.name, help=command.help, description=command.help)
+        p = sub.add_parser(
+            command.name, aliases=command.aliases, help=command.help, description=command.help
+        )
         command.configure(p)
     return parser
 
@@ -123,7 +128,7 @@ def _main(argv: Sequence[str] | None, as_command: bool) -> int:
 def _run(args: argparse.Namespace) -> int:
     """Run the command; an error it stops on becomes one line on stderr and its exit code."""
     try:
-        return COMMANDS[args.command].run(args)
+        return COMMANDS[ALIASES.get(args.command, args.command)].run(args)
     except CodeciteError as exc:  # before OSError: IndexNotFoundError is a FileNotFoundError
         print(f"codecite {args.command}: {exc}", file=sys.stderr)
         return exc.exit_code

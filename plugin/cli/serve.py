@@ -43,5 +43,6 @@ COMMANDS = (
         "serve the index to agents over the Model Context Protocol (stdio, or --http PORT)",
         _configure_mcp,
         cmd_mcp,
+        aliases=("serve",),
     ),
 )

@@ -45,6 +45,7 @@ class Command:
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+    aliases: tuple[str, ...] = ()  # other names people type for it (``serve`` for ``mcp``)
 
 
 def add_common_options(p: argparse.ArgumentParser) -> None:
