@@ -160,6 +160,20 @@ def _trim(lines: Sequence[str], lo: int, hi: int) -> tuple[int, int] | None:
     return (filled[0], filled[-1]) if filled else None
 
 
+def _rebalanced(groups: list[list[_Unit]], budget: int) -> list[list[_Unit]]:
+    """The last two pieces of a split section made closer in size: a tail of a few lines
+    (a "see also" after a long explanation) outranked the explanation on length alone."""
+    if len(groups) < 2:
+        return groups
+    prev, last = groups[-2], groups[-1]
+    while len(prev) > 1:
+        moved = len(prev[-1].text)
+        if len(_join(last)) + moved > min(len(_join(prev)) - moved, budget):
+            break
+        last.insert(0, prev.pop())
+    return groups
+
+
 def _section_chunks(
     lines: Sequence[str],
     path: tuple[str, ...],
@@ -184,7 +198,9 @@ def _section_chunks(
         return [whole]
     budget = max(max_chars - len(" > ".join(path)) - 2, max_chars // 2, 1)
     pieces = []
-    for n, group in enumerate(_pack(_units(lines, first, last, budget), budget)):
+    for n, group in enumerate(
+        _rebalanced(_pack(_units(lines, first, last, budget), budget), budget)
+    ):
         text = _join(group)
         begin = start if n == 0 else group[0].first
         pieces.append(

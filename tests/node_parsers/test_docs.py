@@ -599,3 +599,14 @@ def test_a_preamble_of_labels_is_no_node_and_a_label_belongs_to_its_heading():
     assert (nodes[0].metadata["start_line"], nodes[0].metadata["end_line"]) == (5, 8)
     kept = parse_rst("Some words first.\n\nTitle\n=====\n\nbody\n", "docs/page.rst")
     assert kept[0].metadata["heading"] == "page"  # a preamble with words stays
+
+
+def test_a_split_section_ends_with_no_tiny_tail():
+    """SQLAlchemy's errors page: a 9-line "see also" tail split off a long explanation
+    outranked it (a short node wins on length normalisation)."""
+    paragraphs = [f"Paragraph {i} " + "word " * 72 for i in range(11)] + ["See also: tail."]
+    text = "# Error\n\n" + "\n\n".join(paragraphs) + "\n"
+    nodes = parse_markdown(text, "docs/errors.md", max_chars=4000)
+    sizes = [len(n.text) for n in nodes]
+    assert len(nodes) == 2 and all(s <= 4000 for s in sizes)
+    assert min(sizes) > max(sizes) / 3  # not 3,900 characters and a tail of 30
