@@ -9,7 +9,6 @@ avoidable), so no node grows past ``max_chars``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -140,38 +139,10 @@ def _join(group: Sequence[_Unit]) -> str:
     return "".join(parts)
 
 
-# reST that says nothing to a reader: a target label (``.. _install:``), a comment, a
-# file-wide field (``:orphan:``) and the directives that only set context for what follows
-_NO_CONTENT = re.compile(
-    r"\s*(?:\.\. _[^:]*:\s*$|\.\.(?:\s*$|\s+[^\s:][^:]*$)|:(?:orphan|nocomments|tocdepth"
-    r"|nosearch)(?::.*)?$|\.\. (?:currentmodule|module|highlight|index|meta|default-role)::)"
-)
-
-
-_LABEL = re.compile(r"\s*\.\. _[^:]*:\s*$")
-
-
 def _trim(lines: Sequence[str], lo: int, hi: int) -> tuple[int, int] | None:
-    """First and last non-blank line indexes in ``[lo, hi)``, or None; trailing target
-    labels are left out (``.. _next:`` before a heading belongs to that heading)."""
+    """First and last non-blank line indexes in ``[lo, hi)``, or None."""
     filled = [i for i in range(lo, hi) if lines[i].strip()]
-    while len(filled) > 1 and _LABEL.match(lines[filled[-1]]):
-        filled.pop()
     return (filled[0], filled[-1]) if filled else None
-
-
-def _rebalanced(groups: list[list[_Unit]], budget: int) -> list[list[_Unit]]:
-    """The last two pieces of a split section made closer in size: a tail of a few lines
-    (a "see also" after a long explanation) outranked the explanation on length alone."""
-    if len(groups) < 2:
-        return groups
-    prev, last = groups[-2], groups[-1]
-    while len(prev) > 1:
-        moved = len(prev[-1].text)
-        if len(_join(last)) + moved > min(len(_join(prev)) - moved, budget):
-            break
-        last.insert(0, prev.pop())
-    return groups
 
 
 def _section_chunks(
@@ -186,10 +157,6 @@ def _section_chunks(
     if span is None:
         return []
     first, last = span
-    if head_line is None and all(
-        _NO_CONTENT.match(line) for line in lines[first : last + 1] if line.strip()
-    ):
-        return []  # a page's preamble of labels and ``:orphan:``: nothing to read or cite
     start = first if head_line is None else head_line
     body = "\n".join(lines[first : last + 1])
     title = "" if head_line is None else path[-1]
@@ -198,9 +165,7 @@ def _section_chunks(
         return [whole]
     budget = max(max_chars - len(" > ".join(path)) - 2, max_chars // 2, 1)
     pieces = []
-    for n, group in enumerate(
-        _rebalanced(_pack(_units(lines, first, last, budget), budget), budget)
-    ):
+    for n, group in enumerate(_pack(_units(lines, first, last, budget), budget)):
         text = _join(group)
         begin = start if n == 0 else group[0].first
         pieces.append(

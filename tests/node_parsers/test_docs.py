@@ -584,29 +584,3 @@ def test_defined_names_are_qualified_by_the_current_module_and_their_class():
         (14, "pywt.data.ecg"),
         (16, "pywt.data.ecg.inner"),
     ]
-
-
-def test_a_preamble_of_labels_is_no_node_and_a_label_belongs_to_its_heading():
-    """statsmodels' ``install.rst`` opens with ``:orphan:`` and a label: that preamble was
-    a node of its own (86 such nodes) and ranked first for "how do I install statsmodels";
-    a section's trailing ``.. _next:`` label is the next heading's."""
-    text = (
-        ":orphan:\n\n.. _install:\n\nInstalling\n==========\n\nRun pip.\n\n"
-        ".. _build:\n\nBuilding\n========\n\nRun the compiler.\n"
-    )
-    nodes = parse_rst(text, "docs/install.rst")
-    assert [n.metadata["heading"] for n in nodes] == ["Installing", "Building"]
-    assert (nodes[0].metadata["start_line"], nodes[0].metadata["end_line"]) == (5, 8)
-    kept = parse_rst("Some words first.\n\nTitle\n=====\n\nbody\n", "docs/page.rst")
-    assert kept[0].metadata["heading"] == "page"  # a preamble with words stays
-
-
-def test_a_split_section_ends_with_no_tiny_tail():
-    """SQLAlchemy's errors page: a 9-line "see also" tail split off a long explanation
-    outranked it (a short node wins on length normalisation)."""
-    paragraphs = [f"Paragraph {i} " + "word " * 72 for i in range(11)] + ["See also: tail."]
-    text = "# Error\n\n" + "\n\n".join(paragraphs) + "\n"
-    nodes = parse_markdown(text, "docs/errors.md", max_chars=4000)
-    sizes = [len(n.text) for n in nodes]
-    assert len(nodes) == 2 and all(s <= 4000 for s in sizes)
-    assert min(sizes) > max(sizes) / 3  # not 3,900 characters and a tail of 30

@@ -75,14 +75,14 @@ def test_a_section_cites_the_notebook_lines_of_its_cells() -> None:
 
 def test_notebooks_with_rest_raw_cells_are_read_as_rest() -> None:
     nodes = parse_notebook(RST_NB, "docs/violin.ipynb")
-    # the directive before the first title sets the module and says nothing itself: as on
-    # any .rst page, such a preamble is no node, and the module it sets still holds
+    # the directive before the first title is a preamble, as in any .rst page
     assert [n.metadata["heading_path"] for n in nodes] == [
+        ["violin"],
         ["Violin plots"],
         ["Violin plots", "Splitting"],
     ]
-    assert nodes[0].metadata["refs"] == ["violinplot"]
-    assert "plotkit.violinplot" in nodes[0].metadata["code_refs"]
+    assert nodes[1].metadata["refs"] == ["violinplot"]
+    assert "plotkit.violinplot" in nodes[1].metadata["code_refs"]
 
 
 @pytest.mark.parametrize(
