@@ -9,8 +9,8 @@ templates: an interpolated part becomes ``{}``. A message first assigned to a
 local name (``msg = "..."; raise ValueError(msg)``) is read from the function's
 assignments to that name, each one a template; a nested function raising a name its
 enclosing function assigned (a decorator factory's ``errmsg``) reads the enclosing
-one's. A message raised in code that is no node (a private method, function or class)
-goes to the innermost class node around it, else to the module's node (``adopt_orphans``).
+one's. A message a private function or method raises (no node) goes to the innermost
+class node around it, else to its public module's node (``adopt_orphans``).
 ``codecite.retrievers.messages`` matches a pasted message against them.
 """
 
@@ -208,11 +208,12 @@ def _message_argument(node: Any) -> Any:
 
 
 def adopt_orphans(sites: MessageSites, nodes: list[Any]) -> None:
-    """Give each message raised outside every node's own code (a private method, a
-    private function or class: no nodes) to the innermost class node around it, else to
-    the module's node, so that pasting it still finds its code: SQLAlchemy raises
-    ``DetachedInstanceError`` in ``_LazyLoader._load_for_state``, statsmodels its
-    "indices for endog and exog are not aligned" in ``PandasData._check_integrity``."""
+    """Give each message a private function or method raises (no node; a dunder's and a
+    public function's own are left out) to the innermost class node around it, else to
+    the module's node when the module is public, so that pasting it still finds its code:
+    SQLAlchemy raises ``DetachedInstanceError`` in ``_LazyLoader._load_for_state``,
+    statsmodels its "indices for endog and exog are not aligned" in
+    ``PandasData._check_integrity``."""
     claimed = {m for n in nodes for m in n.metadata.get("messages", ())}
     module = next((n for n in nodes if n.metadata["kind"] == "module_doc"), None)
     if module is not None and any(p.startswith("_") for p in module.metadata["symbol"].split(".")):

@@ -2,10 +2,11 @@
 
 "what does pydantic.BaseModel.model_dumps return" was answered with ``BaseModel``'s card
 and no word that ``model_dumps`` does not exist: ranking lets the class stand in for the
-member it lacks. The offline answer now says so first, with the close real names, by
-the same static check ``codecite validate`` runs (``codecite.validation.namespace``):
-only a name that is provably absent is reported, never one the package may add at run
-time. See docs/answers.md.
+member it lacks. The offline answer now says so first, with the close real names, from
+what ``codecite validate`` knows statically (``codecite.validation.namespace``): a name
+is reported when it is provably absent, or when a real name is that close (a typo),
+though a module ``__getattr__`` or a metaclass might add it; a plain class attribute,
+which the index does not record, is never claimed absent. See docs/answers.md.
 """
 
 from __future__ import annotations
