@@ -13,11 +13,16 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from codecite.errors import CodeciteError, UsageError
 from codecite.server import tools
 from codecite.server.resident import ResidentIndex
+
+# a count an agent passes: a JSON integer, never ``true`` read as 1 (pydantic's lax mode)
+Count = Annotated[int, Field(strict=True)]
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +106,7 @@ def make_server(resident: ResidentIndex, llm: Any = None) -> Any:
 
     @server.tool(name="search", description=DESCRIPTIONS["search"])
     def search(
-        query: str, k: int = 8, kind: str | None = None, path: str | None = None
+        query: str, k: Count = 8, kind: str | None = None, path: str | None = None
     ) -> dict[str, Any]:
         return guarded(tools.search)(resident, query, k, kind, path)
 
@@ -114,7 +119,7 @@ def make_server(resident: ResidentIndex, llm: Any = None) -> Any:
         return guarded(tools.lookup_symbol)(resident, name)
 
     @server.tool(name="read", description=DESCRIPTIONS["read"])
-    def read(ref: str, context_lines: int = 0) -> dict[str, Any]:
+    def read(ref: str, context_lines: Count = 0) -> dict[str, Any]:
         return guarded(tools.read)(resident, ref, context_lines)
 
     @server.tool(name="validate_code", description=DESCRIPTIONS["validate_code"])

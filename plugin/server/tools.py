@@ -49,7 +49,7 @@ def search(
     path: str | None = None,
 ) -> dict[str, Any]:
     """Ranked evidence for ``query`` with citations and the score's factors in brief."""
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str) or not query.replace("\x00", "").strip():  # NULs say nothing
         raise ToolInputError("query is empty: pass a question, a task or a symbol name")
     if not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise ToolInputError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")

@@ -123,6 +123,8 @@ def test_bad_calls_are_errors_a_model_can_act_on_and_the_server_goes_on(repo: Pa
         return {
             "empty": await error(s, "search", query="  "),
             "k": await error(s, "search", query="shift", k=500),
+            "k_true": await error(s, "search", query="shift", k=True),
+            "nul": await error(s, "search", query="\u0000"),
             "kind": await error(s, "search", query="shift", kind="nonsense"),
             "outside": await error(s, "read", ref="../../etc/passwd:1-3"),
             "unknown_ref": await error(s, "read", ref="not a ref"),
@@ -134,6 +136,8 @@ def test_bad_calls_are_errors_a_model_can_act_on_and_the_server_goes_on(repo: Pa
     out = session_run(repo, script)
     assert "query is empty" in out["empty"]
     assert "k must be an integer from 1 to 50" in out["k"]
+    assert "valid integer" in out["k_true"]  # not run with k = 1
+    assert "query is empty" in out["nul"]
     assert "unknown kind 'nonsense'" in out["kind"]
     assert "is not a file of the indexed corpus" in out["outside"]
     assert "neither a node id nor a citation" in out["unknown_ref"]
