@@ -21,9 +21,9 @@ MAX_CHECKED = 5  # dotted names of one question checked at most
 def absent_names(index: Any, query: str) -> list[str]:
     """One note per dotted name in ``query`` that starts at an indexed package and that the
     package provably lacks: a module's missing name ("`pkg.Feild` is not in the indexed
-    package: 'pkg' has no attribute or submodule 'Feild'; did you mean `Field`?"), a
+    package: 'pkg' has no attribute or submodule 'Feild' (did you mean `Field`?)"), a
     class's missing method ("the index has no method `model_dumps` on
-    `pydantic.BaseModel`; did you mean `model_dump`?"), said when the class's members are
+    `pydantic.BaseModel` (did you mean `model_dump`?)"), said when the class's members are
     all known or a member's name is that close (a plain attribute, which the index does
     not record, or one a metaclass adds, is not ruled out: the note is about methods)."""
     dotted = [p.replace("()", "") for p in written_names(query)[0]][:MAX_CHECKED]
@@ -31,7 +31,7 @@ def absent_names(index: Any, query: str) -> list[str]:
     if table is None:
         return []
     from codecite.validation.namespace import Namespace, RefKind  # only for such a question
-    from codecite.validation.suggestions import did_you_mean
+    from codecite.validation.suggestions import did_you_mean, with_hint
 
     namespace = Namespace.of(table, table.top_packages)
     notes = []
@@ -42,14 +42,16 @@ def absent_names(index: Any, query: str) -> list[str]:
         kind, names, complete = owner_names(namespace, owner_path)
         near = did_you_mean(leaf, names) if leaf not in names else ()
         if kind is RefKind.CLASS and leaf not in names and (complete or near):
-            notes.append(f"the index has no method `{leaf}` on `{owner_path}`{_hint(near)}")
+            notes.append(with_hint(f"the index has no method `{leaf}` on `{owner_path}`", near))
         elif kind is RefKind.MODULE:
             ref = namespace.chain(path)
             if ref.kind is RefKind.UNKNOWN and near:  # a module ``__getattr__``: a typo still
-                notes.append(f"the index has no name `{leaf}` in `{owner_path}`{_hint(near)}")
+                notes.append(with_hint(f"the index has no name `{leaf}` in `{owner_path}`", near))
             elif ref.kind is RefKind.ABSENT:
                 notes.append(
-                    f"`{path}` is not in the indexed package: {ref.reason}{_hint(ref.suggestions)}"
+                    with_hint(
+                        f"`{path}` is not in the indexed package: {ref.reason}", ref.suggestions
+                    )
                 )
     return notes
 
@@ -70,8 +72,3 @@ def owner_names(namespace: Any, owner_path: str) -> tuple[Any, set[str], bool]:
         names = table.names_in(owner.canonical)
         return owner.kind, names | {*lazily.get("names", ()), *lazily.get("lazy", {})}, False
     return owner.kind, set(), False
-
-
-def _hint(names: Any) -> str:
-    near = ", ".join(f"`{n}`" for n in list(names)[:3])
-    return f"; did you mean {near}?" if near else ""

@@ -203,7 +203,7 @@ def test_an_answer_says_first_that_a_written_member_does_not_exist(
     that the member does not exist (the class stands in for it in the ranking)."""
     answer = index.ask("what does sqltool.Statement.get_typ return")
     assert answer.metadata["absent_names"] == [
-        "the index has no method `get_typ` on `sqltool.Statement`; did you mean `get_type`?"
+        "the index has no method `get_typ` on `sqltool.Statement` (did you mean `get_type`?)"
     ]
     assert "Note: the index has no method `get_typ` on `sqltool.Statement`" in str(answer)
     module = index.ask("how do I use sqltool.format_sq").metadata["absent_names"]
@@ -226,5 +226,5 @@ def test_a_typo_in_a_module_with_getattr_is_noted_though_not_provably_absent(
     codecite.build(root)
     index = codecite.load(root)
     notes = index.ask("how do I use fieldkit.Feild").metadata["absent_names"]
-    assert notes == ["the index has no name `Feild` in `fieldkit`; did you mean `Field`?"]
+    assert notes == ["the index has no name `Feild` in `fieldkit` (did you mean `Field`?)"]
     assert index.ask("how do I use fieldkit.Zzzzz").metadata["absent_names"] == []
