@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from codecite.node_parsers.schema import citation
 from codecite.node_parsers.schema import node_label as label_of
+from codecite.node_parsers.signatures import without_doc
 
 
 class RetrievedContext(Protocol):
@@ -41,7 +42,8 @@ def node_row(rank: int, nws: Any) -> dict[str, Any]:
 def evidence_row(rank: int, hit: Any, max_snippet: int) -> dict[str, Any]:
     """``node_row`` plus the signature and a one-line snippet of the text (agent tools)."""
     row = node_row(rank, hit)
-    row["signature"] = hit.node.metadata.get("signature")
+    signature = hit.node.metadata.get("signature")
+    row["signature"] = without_doc(signature) if signature else signature
     text = " ".join(hit.node.get_content().split())
     row["snippet"] = text[:max_snippet] + ("..." if len(text) > max_snippet else "")
     return row

@@ -68,7 +68,8 @@ def owner_names(namespace: Any, owner_path: str) -> tuple[Any, set[str], bool]:
         return owner.kind, set(members), complete
     if owner.kind is RefKind.MODULE and owner.canonical:
         table = namespace.table
-        lazily = table.modules.get(owner.canonical, {}).get("getattr") or {}
-        names = table.names_in(owner.canonical)
+        ns = table.modules.get(owner.canonical, {})
+        lazily = ns.get("getattr") or {}
+        names = table.names_in(owner.canonical) | namespace.star_names(ns)  # and `import *`
         return owner.kind, names | {*lazily.get("names", ()), *lazily.get("lazy", {})}, False
     return owner.kind, set(), False

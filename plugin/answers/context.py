@@ -27,6 +27,7 @@ from codecite.answers.confidence import Confidence
 from codecite.answers.protocols import IndexLike
 from codecite.answers.registry import RegistryEntry
 from codecite.answers.routing import Route
+from codecite.node_parsers.signatures import annotation_doc, readable, without_doc
 from codecite.retrievers.results import RetrievedContext, Scored
 from codecite.store.symbols import SymbolTable
 from codecite.vocabulary import CODE_KINDS, NodeKind
@@ -38,6 +39,8 @@ DEFAULT_MAX_EVIDENCE = 6
 MAX_API_CARDS = 3
 MAX_RELATED = 8
 MIN_BODY_TOKENS = 24
+MAX_SHOWN_PARAMS = 12  # a card lists this many parameters, then how many more there are
+PARAM_DOC_CHARS = 100
 ELLIPSIS = " [...]"
 
 
@@ -71,11 +74,13 @@ class Param:
     annotation: str | None = None
     default: str | None = None
     kind: str = "positional_or_keyword"
+    doc: str | None = None  # documentation written into the annotation (``signatures``)
 
     def render(self) -> str:
         text = self.name + (f": {self.annotation}" if self.annotation else "")
         text += f" = {self.default}" if self.default is not None else ""
-        return text + (" (keyword-only)" if self.kind == "keyword_only" else "")
+        text += " (keyword-only)" if self.kind == "keyword_only" else ""
+        return text + (f" — {first_sentence(self.doc)[:PARAM_DOC_CHARS]}" if self.doc else "")
 
 
 @dataclass(frozen=True)
@@ -100,9 +105,8 @@ class ApiCard:
             f"[{self.citation_id}] {self.symbol} ({self.symbol_type or 'symbol'})",
             f"  signature: {self.signature}",
         ]
-        shown = [p.render() for p in self.params if p.name not in ("self", "cls")]
-        if shown:
-            lines.append("  parameters: " + "; ".join(shown))
+        if shown := shown_params(self.params):
+            lines.append("  parameters: " + shown)
         if self.returns:
             lines.append(f"  returns: {self.returns}")
         if self.summary:
@@ -170,6 +174,13 @@ class AssembledContext:
 # -- building blocks --------------------------------------------------------------------
 
 
+def shown_params(params: Sequence[Param]) -> str:
+    """A card's parameters (not ``self``/``cls``), at most ``MAX_SHOWN_PARAMS`` of them."""
+    shown = [p.render() for p in params if p.name not in ("self", "cls")]
+    more = len(shown) - MAX_SHOWN_PARAMS
+    return "; ".join(shown[:MAX_SHOWN_PARAMS]) + (f"; ... ({more} more)" if more > 0 else "")
+
+
 _ADMONITION = re.compile(r"(?:!!!|\?\?\?\+?)[ \t]")  # mkdocs-material: ``!!! note "Title"``
 
 
@@ -199,16 +210,17 @@ def api_card(meta: dict[str, Any], cid: int) -> ApiCard | None:
     params = tuple(
         Param(
             str(p.get("name")),
-            p.get("annotation"),
+            without_doc(p["annotation"]) if p.get("annotation") else None,
             p.get("default"),
             str(p.get("kind") or "positional_or_keyword"),
+            annotation_doc(p.get("annotation")),
         )
         for p in meta.get("params") or ()
     )
     return ApiCard(
         str(meta["symbol"]),
         meta.get("symbol_type"),
-        str(meta.get("signature") or meta["symbol"]),
+        readable(str(meta.get("signature") or meta["symbol"])),
         params,
         meta.get("returns"),
         first_sentence(meta.get("docstring")),
@@ -364,6 +376,11 @@ def _enforce_budget(actx: AssembledContext) -> AssembledContext:
                 dropped=actx.dropped + 1,
                 api_cards=tuple(c for c in actx.api_cards if c.citation_id in ids),
             )
+        elif estimate_tokens(actx.evidence[0].body) > MIN_BODY_TOKENS + 2:  # shortened to fit
+            over = actx.tokens() - actx.budget
+            first = actx.evidence[0]
+            room = max(estimate_tokens(first.body) - over, MIN_BODY_TOKENS)
+            actx = replace(actx, evidence=(_shorten(first, room),))
         else:
             break
     return actx

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from codecite.answers.citations import citation_for
-from codecite.answers.context import AssembledContext, Evidence
+from codecite.answers.context import AssembledContext, Evidence, shown_params
 from codecite.answers.followups import Rewrite
 from codecite.answers.protocols import IndexLike
 from codecite.answers.routing import Intent
@@ -56,9 +56,8 @@ def _card_text(actx: AssembledContext) -> list[str]:
     lines = [f"`{card.symbol}` — `{card.signature}` [{card.citation_id}]"]
     if card.summary:
         lines.append(card.summary)
-    shown = [p.render() for p in card.params if p.name not in ("self", "cls")]
-    if shown:
-        lines.append("Parameters: " + "; ".join(shown))
+    if shown := shown_params(card.params):
+        lines.append("Parameters: " + shown)
     if card.returns:
         lines.append(f"Returns: {card.returns}")
     return lines

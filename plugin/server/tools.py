@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections.abc import Container
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from codecite.answers.session import Session
 from codecite.errors import CodeciteError
 from codecite.node_parsers.doc_lines import source_lines
 from codecite.node_parsers.schema import citation, node_label
+from codecite.node_parsers.signatures import shown_param, without_doc
 from codecite.retrievers.render import evidence_row
 from codecite.safe_io import UnsafeFileError, read_regular_file
 from codecite.server.resident import ResidentIndex
@@ -124,7 +127,9 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
     symbol = index.resolve_symbol(wanted)
     nodes = index.symbol_nodes(symbol) if symbol is not None else []
     if symbol is None or not nodes:
-        return {"name": name, "found": False, "did_you_mean": _near(index, wanted)}
+        outside = _outside(index, wanted)
+        near = [] if "outside_index" in outside else _near(index, wanted)
+        return {"name": name, "found": False, **outside, "did_you_mean": near}
     node = next((n for n in nodes if n.metadata.get("kind") != "module_doc"), nodes[0])
     node_symbol = node.metadata.get("symbol") or symbol
     alias = _alias_target(index, node.metadata)
@@ -139,14 +144,33 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
         **({"alias": node_symbol} if alias is not None else {}),
         "kind": meta.get("kind"),
         "symbol_type": meta.get("symbol_type"),
-        "signature": meta.get("signature"),
-        "params": meta.get("params") or [],
+        "signature": without_doc(meta["signature"]) if meta.get("signature") else None,
+        "params": [shown_param(p) for p in meta.get("params") or []],
         "returns": meta.get("returns"),
         "summary": without_admonitions(doc).split("\n\n", 1)[0].strip(),
         "id": node.node_id,
         "citation": citation(meta),
         "related": _related(index, symbol, meta),
     }
+
+
+def _outside(index: Any, wanted: str) -> dict[str, str]:
+    """Why an unfound name may still be real: the package binds it from a package outside
+    the index (``fastapi.Request`` is ``starlette.requests.Request``), or its class has a
+    base outside the index that may define it (``FastAPI.add_middleware``, Starlette's)."""
+    from codecite.validation.namespace import RefKind
+
+    table = index.symbol_table
+    namespace = Namespace.of(table, table.top_packages)
+    ref = namespace.chain(wanted)
+    if ref.kind is RefKind.OPAQUE and ref.canonical and ref.canonical != wanted:
+        note = f"`{wanted}` is `{ref.canonical}`, from a package outside the index"
+        return {"outside_index": ref.canonical, "note": note}
+    owner, _, leaf = wanted.rpartition(".")
+    kind, names, complete = owner_names(namespace, owner) if owner else (None, set(), True)
+    if kind is RefKind.CLASS and not complete and leaf not in names:
+        return {"note": f"`{owner}` has a base class outside the index, which may define `{leaf}`"}
+    return {}
 
 
 def _near(index: Any, wanted: str) -> list[str]:
@@ -164,7 +188,20 @@ def _near(index: Any, wanted: str) -> list[str]:
     prefix = (index.resolve_symbol(owner) or owner) if owner else ""  # its class, resolved
     members = [s[len(prefix) + 1 :] for s in every if prefix and s.startswith(prefix + ".")]
     siblings = [m for m in members if "." not in m]  # its own members, not theirs
-    return [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
+    near = [f"{owner}.{s}" if s in siblings else s for s in suggest(leaf, siblings, every)]
+    if near or owner:
+        return near
+    # a bare misspelt name (`train_test_splt`): close leaves, each by its shortest public name
+    shortest: dict[str, str] = {}
+    for full in sorted([*every, *table.public_aliases()], key=partial(_public_first, table.symbols)):
+        shortest.setdefault(full.rsplit(".", 1)[-1], full)
+    return [shortest[close] for close in did_you_mean(leaf, shortest)]
+
+
+def _public_first(defined: Container[str], name: str) -> tuple[bool, bool, int, str]:
+    """Public names first, then a definition before a name importing it, then shorter."""
+    private = any(part.startswith("_") for part in name.split("."))
+    return (private, name not in defined, len(name), name)
 
 
 _NAME = re.compile(r"[A-Za-z_][\w.]*")

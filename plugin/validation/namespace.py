@@ -239,7 +239,7 @@ class Namespace:
         if not ns:
             why = "is a namespace package; other distributions may add to it"
             return Ref(RefKind.UNKNOWN, display, probe=probe, reason=f"'{owner.display}' {why}")
-        local = self.table.names_in(module) | self._star_names(ns)
+        local = self.table.names_in(module) | self.star_names(ns)
         local |= {*lazily.get("names", ()), *lazily.get("lazy", {})}
         near = suggest(name, local, self._every_name)
         message = f"'{owner.display}' has no attribute or submodule '{name}'"
@@ -289,7 +289,7 @@ class Namespace:
                     return replace(ref, display=display)
         return unknown
 
-    def _star_names(self, ns: dict[str, Any]) -> set[str]:
+    def star_names(self, ns: dict[str, Any]) -> set[str]:
         names: set[str] = set()
         for star in ns.get("star_imports", []):
             exported = self.table.modules.get(star, {}).get("all")

@@ -136,3 +136,9 @@ def test_neighbour_maps_list_members_file_symbols_and_leaves_in_table_order() ->
     assert in_file == {"pkg/a.py": ["pkg.a.Box", "pkg.a.helper"], "pkg/b.py": ["pkg.b.open"]}
     assert by_leaf["open"] == ["pkg.a.Box.open", "pkg.b.open"]
     assert table.related_maps() is table.related_maps()  # made once
+
+
+@pytest.mark.parametrize("budget", [60, 90, 120])
+def test_one_item_left_over_budget_is_shortened_to_fit(geokit_index, budget: int) -> None:
+    actx = _assemble(geokit_index, "static shift correction agent", budget=budget, max_evidence=1)
+    assert len(actx.evidence) == 1 and actx.tokens() <= budget

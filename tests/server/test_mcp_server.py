@@ -320,6 +320,65 @@ def test_lookup_symbol_suggests_inherited_members_and_only_real_names(tmp_path: 
     assert near[0] == "fitkit.Field" and "fitkit.rebuild" not in near
 
 
+def test_lookup_symbol_suggests_through_star_imports_and_for_a_bare_name(tmp_path: Path) -> None:
+    """sunpy's ``sunpy.time.parse_tme`` (``sunpy/time/__init__.py`` star-imports the module
+    defining ``parse_time``) and a bare ``train_test_splt`` had no suggestion at all."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "timekit" / "_impl").mkdir(parents=True)
+    (tmp_path / "timekit" / "_impl" / "__init__.py").write_text("")
+    (tmp_path / "timekit" / "_impl" / "parse.py").write_text(
+        'def parse_time(text):\n    """Parse a time."""\n\n\n'
+        'def is_time(value):\n    """Is it a time?"""\n'
+    )
+    (tmp_path / "timekit" / "__init__.py").write_text("from timekit._impl.parse import *\n")
+    (tmp_path / "timekit" / "clock.py").write_text(
+        '"""Clocks."""\n\nfrom timekit._impl.parse import parse_time\n'
+    )
+    build(tmp_path)
+    resident = ResidentIndex(tmp_path)
+    assert lookup_symbol(resident, "timekit.parse_tme")["did_you_mean"] == [
+        "timekit.parse_time",
+        "timekit.is_time",
+    ]
+    # by its public name, not the private definition nor a module merely importing it
+    assert lookup_symbol(resident, "parse_tme")["did_you_mean"][0] == "timekit.parse_time"
+    index = codecite.load(tmp_path)
+    assert "did you mean `parse_time`" in index.ask("how to call timekit.parse_tme").metadata[
+        "absent_names"
+    ][0]
+
+
+def test_lookup_symbol_says_when_a_name_comes_from_outside_the_index(tmp_path: Path) -> None:
+    """fastapi's ``fastapi.Request`` (Starlette's) and ``FastAPI.add_middleware`` (inherited
+    from Starlette) were plain ``found: false``, as if they did not exist."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "webkit").mkdir()
+    (tmp_path / "webkit" / "app.py").write_text(
+        "from starlette.applications import Starlette\n\n\n"
+        'class App(Starlette):\n    """An app."""\n\n'
+        '    def get(self, path):\n        """Route a GET."""\n'
+    )
+    (tmp_path / "webkit" / "__init__.py").write_text(
+        "from starlette.requests import Request\n\nfrom .app import App\n"
+    )
+    build(tmp_path)
+    resident = ResidentIndex(tmp_path)
+    request = lookup_symbol(resident, "webkit.Request")
+    assert request["found"] is False and request["did_you_mean"] == []
+    assert request["outside_index"] == "starlette.requests.Request"
+    inherited = lookup_symbol(resident, "webkit.App.add_middleware")
+    assert "outside_index" not in inherited
+    assert inherited["note"] == (
+        "`webkit.App` has a base class outside the index, which may define `add_middleware`"
+    )
+    typo = lookup_symbol(resident, "webkit.Requst")  # a typo is still one
+    assert "note" not in typo and typo["did_you_mean"][0] == "webkit.Request"
+
+
 def test_lookup_symbol_summary_skips_an_opening_admonition(tmp_path: Path) -> None:
     """pydantic's docstrings open with ``!!! abstract "Usage Documentation"`` and a link:
     36 central symbols had that markup as their summary."""
