@@ -22,6 +22,7 @@ tables only from an index of the same version (docs/architecture.md,
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
-PARSER_VERSION = 39
+PARSER_VERSION = 40
 PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -57,15 +58,36 @@ class ParsedFile:
 def read_text(file: CorpusFile, warnings: list[str]) -> str:
     """The file's text; bytes that are not UTF-8 become replacement characters (a warning).
 
+    A Python file is decoded as Python reads it: by its PEP 263 declaration
+    (``# -*- coding: latin-1 -*-`` in its first two lines), UTF-8 otherwise.
     A lone ``\r`` (old Mac line ends) becomes ``\n``: Python ends a line there, tree-sitter
     does not, and every node of such a file was cited at line 1. Offsets do not move.
     """
+    data = file.content()
+    encoding = _declared_encoding(data) if file.rel.endswith((".py", ".pyi")) else "utf-8"
     try:
-        text = file.content().decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError:
-        warnings.append(f"{file.rel}: not valid UTF-8, decoded with replacement characters")
-        text = file.content().decode("utf-8", errors="replace")
+        name = "UTF-8" if encoding == "utf-8" else encoding
+        warnings.append(f"{file.rel}: not valid {name}, decoded with replacement characters")
+        text = data.decode(encoding, errors="replace")
     return _LONE_CR.sub("\n", text) if "\r" in text else text
+
+
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared_encoding(data: bytes) -> str:
+    """The encoding a PEP 263 line declares (a known codec), else UTF-8."""
+    for line in data.split(b"\n", 2)[:2]:
+        if found := _CODING.match(line):
+            try:
+                return codecs.lookup(found.group(1).decode("ascii")).name
+            except LookupError:
+                return "utf-8"  # an unknown codec: Python refuses the file; read it as UTF-8
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            break  # the declaration must come before any code
+    return "utf-8"
 
 
 def parse_text(text: str, file: CorpusFile, cfg: CodeciteConfig) -> ParsedFile:

@@ -81,6 +81,7 @@ class SkipReason(str, Enum):
     METADATA_TOO_LARGE = f"metadata file larger than {MAX_METADATA_BYTES >> 20} MiB"
     MISSING_ROOT = "configured root does not exist"
     BAD_NAME = "file name is not valid UTF-8"
+    HIDDEN = "hidden folder; add it to roots to index it"
 
     def __str__(self) -> str:
         return self.value

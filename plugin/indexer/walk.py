@@ -167,9 +167,12 @@ class _Walker:
                 and not (name == "build" and is_doc_source(path))
             )
             or name.endswith(EXCLUDED_DIR_SUFFIXES)
-            or (name.startswith(".") and name != ".")
         ):
             return True  # a subpackage keeps its name: pip._internal.operations.build is code
+        if name.startswith(".") and name != ".":  # fastapi's `.agents/` of Markdown skills
+            if not any(r == real or r.startswith(real + os.sep) for r in self.roots_real):
+                self.skip(self.rel(path) + "/", SkipReason.HIDDEN)  # not a root of its own
+            return True
         rel = self.rel(path) + "/"
         if self.excluded(rel):
             self.skip(rel, SkipReason.EXCLUDED)

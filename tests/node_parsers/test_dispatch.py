@@ -53,6 +53,23 @@ def test_docs_by_suffix_other_named_docs_as_markdown(tmp_path: Path) -> None:
     ]
 
 
+def test_a_python_file_is_decoded_as_its_coding_line_declares() -> None:
+    """fastapi-style trees with ``# -*- coding: latin-1 -*-`` answered ``caf\ufffd``."""
+    warnings: list[str] = []
+    declared = b"#!/usr/bin/env python\n# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\n"
+    assert read_text(_file("pkg/old.py", declared), warnings).endswith("NAME = 'caf\xe9'\n")
+    late = b"import os\n# coding: latin-1\nNAME = 'caf\xe9'\n"  # not a declaration there
+    assert read_text(_file("pkg/late.py", late), warnings).endswith("'caf\ufffd'\n")
+    unknown = b"# coding: no-such-codec\nNAME = 'caf\xc3\xa9'\n"
+    assert read_text(_file("pkg/odd.py", unknown), warnings).endswith("'caf\xe9'\n")
+    doc = b".. coding: latin-1\n\ncaf\xe9\n"  # only Python source declares its coding
+    assert read_text(_file("docs/page.rst", doc, FileRole.DOC), warnings).endswith("caf\ufffd\n")
+    assert warnings == [
+        "pkg/late.py: not valid UTF-8, decoded with replacement characters",
+        "docs/page.rst: not valid UTF-8, decoded with replacement characters",
+    ]
+
+
 def test_problems_become_warnings_naming_the_file(tmp_path: Path) -> None:
     cfg = load_config(tmp_path)
     warnings: list[str] = []

@@ -163,6 +163,12 @@ CASES = {
         _link("docs/pkg_again", "../geokit"),
         skipped="symlink to a folder indexed at its own path",
     ),
+    # fastapi's `.agents/` of Markdown pages was skipped, and stats did not say so
+    "hidden_folder": Case(
+        "geokit/.agents",
+        _write("geokit/.agents/skill.md", "# Skill\n\nUse the router.\n"),
+        skipped="hidden folder; add it to roots to index it",
+    ),
     "link_to_nothing": Case(
         "docs/gone.ipynb",
         _link("docs/gone.ipynb", "../notebooks/gone.ipynb"),
@@ -346,3 +352,12 @@ def test_all_bad_files_together_cli_text(tmp_path: Path) -> None:
     assert "warning: geokit/bad_syntax.py: syntax errors near line(s) 5" in stats.stdout
     query = cli("query", "Ünïcode title", "-k", "1", "-C", str(root))
     assert query.returncode == 0 and "docs/notes été ü.md" in query.stdout
+
+
+def test_a_hidden_folder_named_as_a_root_is_indexed_and_not_listed(tmp_path: Path) -> None:
+    root = copy_sample(tmp_path / "repo")
+    _write("geokit/.agents/skill.md", "# Skill\n\nUse the router.\n")(root)
+    (root / "codecite.toml").write_text('roots = ["geokit", "docs", "geokit/.agents"]\n')
+    report = codecite.build(root)
+    assert "geokit/.agents/skill.md" in records_by_file(root)
+    assert not any("geokit/.agents" in p for paths in report.skipped.values() for p in paths)
