@@ -1,5 +1,5 @@
 """``python -m codecite``."""
 
-from codecite.cli.app import entry
+from codecite.cli import entry
 
 entry()

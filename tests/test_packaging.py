@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,36 @@ def test_a_full_build_never_imports_llamaindex(sample_repo: Path) -> None:
     printed, report = out.stdout.rsplit("\nLLAMA ", 1)
     assert report.strip() == "[]", f"codecite build --full imported {report}"
     assert "nodes from 13 files" in printed, printed
+
+
+SCAN_RUN = (
+    "import importlib.metadata as md, runpy, sys\n"
+    "scans = []\n"
+    "real = md.entry_points\n"
+    "md.entry_points = lambda **kw: scans.append(kw) or real(**kw)\n"
+    "sys.argv = ['codecite', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('codecite', run_name='__main__')\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "print('\\nSCANS', [s.get('group') for s in scans])\n"
+)
+
+
+@pytest.mark.parametrize("preset", [None, "other_plugin"])
+def test_the_command_never_scans_for_pydantic_plugins(
+    built_sample: Path, preset: str | None
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if preset:  # the user's own choice is kept: then pydantic scans, skipping that one
+        env["PYDANTIC_DISABLE_PLUGINS"] = preset
+    out = subprocess.run(
+        [sys.executable, "-c", SCAN_RUN, "stats", "-C", str(built_sample)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    printed, scans = out.stdout.rsplit("\nSCANS ", 1)
+    assert "nodes" in printed
+    assert scans.strip() == ("['pydantic']" if preset else "[]")
