@@ -25,6 +25,11 @@ from codecite.safe_io import (
 logger = logging.getLogger(__name__)
 
 TEST_DIRS = frozenset({"tests", "test", "_tests", "_test"})
+# other projects' code copied in (scikit-learn's `externals`, pip's `_vendor`): no API of this one
+VENDORED_DIRS = frozenset(
+    {"_vendor", "vendor", "_vendored", "vendored", "externals", "_externals", "extern", "_extern"}
+    | {"third_party", "_third_party", "thirdparty", "_thirdparty"}
+)
 EXCLUDED_DIRS = frozenset(
     {
         *TEST_DIRS,
@@ -82,6 +87,7 @@ class SkipReason(str, Enum):
     MISSING_ROOT = "configured root does not exist"
     BAD_NAME = "file name is not valid UTF-8"
     HIDDEN = "hidden folder; add it to roots to index it"
+    VENDORED = "vendored third-party code; add it to roots to index it"
 
     def __str__(self) -> str:
         return self.value

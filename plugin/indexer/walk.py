@@ -22,6 +22,7 @@ from codecite.indexer.corpus import (
     NOTEBOOK_SIZE_FACTOR,
     REFUSED_REASONS,
     TEST_DIRS,
+    VENDORED_DIRS,
     Corpus,
     CorpusFile,
     FileRole,
@@ -161,17 +162,16 @@ class _Walker:
             self.skip(self.rel(path) + "/", SkipReason.BUILT_IN)
             return True
         if (
-            (
-                name in EXCLUDED_DIRS
-                and not is_subpackage(path)
-                and not (name == "build" and is_doc_source(path))
-            )
-            or name.endswith(EXCLUDED_DIR_SUFFIXES)
-        ):
+            name in EXCLUDED_DIRS
+            and not is_subpackage(path)
+            and not (name == "build" and is_doc_source(path))
+        ) or name.endswith(EXCLUDED_DIR_SUFFIXES):
             return True  # a subpackage keeps its name: pip._internal.operations.build is code
-        if name.startswith(".") and name != ".":  # fastapi's `.agents/` of Markdown skills
+        hidden = name.startswith(".") and name != "."  # fastapi's `.agents/` of Markdown
+        if hidden or name in VENDORED_DIRS:
             if not any(r == real or r.startswith(real + os.sep) for r in self.roots_real):
-                self.skip(self.rel(path) + "/", SkipReason.HIDDEN)  # not a root of its own
+                reason = SkipReason.HIDDEN if hidden else SkipReason.VENDORED
+                self.skip(self.rel(path) + "/", reason)  # not a root of its own
             return True
         rel = self.rel(path) + "/"
         if self.excluded(rel):

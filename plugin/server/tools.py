@@ -181,9 +181,8 @@ def _near(index: Any, wanted: str) -> list[str]:
     owner, _, leaf = wanted.rpartition(".")
     if owner:
         names = owner_names(Namespace.of(table, table.top_packages), owner)[1]
-        near = did_you_mean(leaf, names)
-        if near:
-            return [f"{owner}.{n}" for n in near]
+        if close := did_you_mean(leaf, names):
+            return [f"{owner}.{n}" for n in close]
     every = sorted(table.symbols, key=lambda s: (len(s), s))
     prefix = (index.resolve_symbol(owner) or owner) if owner else ""  # its class, resolved
     members = [s[len(prefix) + 1 :] for s in every if prefix and s.startswith(prefix + ".")]
@@ -193,7 +192,9 @@ def _near(index: Any, wanted: str) -> list[str]:
         return near
     # a bare misspelt name (`train_test_splt`): close leaves, each by its shortest public name
     shortest: dict[str, str] = {}
-    for full in sorted([*every, *table.public_aliases()], key=partial(_public_first, table.symbols)):
+    for full in sorted(
+        [*every, *table.public_aliases()], key=partial(_public_first, table.symbols)
+    ):
         shortest.setdefault(full.rsplit(".", 1)[-1], full)
     return [shortest[close] for close in did_you_mean(leaf, shortest)]
 

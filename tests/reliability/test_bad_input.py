@@ -169,6 +169,12 @@ CASES = {
         _write("geokit/.agents/skill.md", "# Skill\n\nUse the router.\n"),
         skipped="hidden folder; add it to roots to index it",
     ),
+    # scikit-learn's `sklearn/externals/` (array_api_compat and others): 23% of its code nodes
+    "vendored_folder": Case(
+        "geokit/_vendor",
+        _write("geokit/_vendor/six.py", '"""Python 2 and 3 compatibility."""\n\nPY3 = True\n'),
+        skipped="vendored third-party code; add it to roots to index it",
+    ),
     "link_to_nothing": Case(
         "docs/gone.ipynb",
         _link("docs/gone.ipynb", "../notebooks/gone.ipynb"),

@@ -345,9 +345,10 @@ def test_lookup_symbol_suggests_through_star_imports_and_for_a_bare_name(tmp_pat
     # by its public name, not the private definition nor a module merely importing it
     assert lookup_symbol(resident, "parse_tme")["did_you_mean"][0] == "timekit.parse_time"
     index = codecite.load(tmp_path)
-    assert "did you mean `parse_time`" in index.ask("how to call timekit.parse_tme").metadata[
-        "absent_names"
-    ][0]
+    assert (
+        "did you mean `parse_time`"
+        in index.ask("how to call timekit.parse_tme").metadata["absent_names"][0]
+    )
 
 
 def test_lookup_symbol_says_when_a_name_comes_from_outside_the_index(tmp_path: Path) -> None:
