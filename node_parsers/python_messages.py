@@ -3,11 +3,12 @@
 A user pastes what they saw: ``ValueError: MarkdownIt. Failed to enable unknown
 rule(s): ['tables']``. The text is in no docstring; it is the literal of a
 ``raise`` in ``MarkdownIt.enable``. So for each function the parser keeps the
-string literals of ``raise X("...")`` and ``warnings.warn("...")`` (also an
-f-string, ``"..." % x``, ``"...".format(x)`` and ``"..." + x``) as message
-templates: an interpolated part becomes ``{}``. A message first assigned to a
-local name (``msg = "..."; raise ValueError(msg)``) is read from the function's
-assignments to that name, each one a template; a nested function raising a name its
+string literals of ``raise X("...")``, ``warnings.warn("...")`` and ``assert
+cond, "..."`` (also an f-string, ``"..." % x``, ``"...".format(x)`` and ``"..."
++ x``) as message templates: an interpolated part becomes ``{}``. A message first
+assigned to a local name (``msg = "..."; raise ValueError(msg)``, also filled in
+later: ``msg % {"name": ...}``) is read from the function's assignments to that
+name, each one a template; a nested function raising a name its
 enclosing function assigned (a decorator factory's ``errmsg``) reads the enclosing
 one's. A message a private function or method raises (no node) goes to the innermost
 class node around it, else to its public module's node (``adopt_orphans``).
@@ -77,7 +78,7 @@ def _first_argument(call: Any) -> Any:
 # where a message can start: the ``raise`` keyword, a ``warn``/``warn_explicit`` name. No
 # leading ``\b``: it would stop the engine's scan for the first letters (half the cost);
 # the start's boundary is checked on the byte before it.
-_SITE_WORDS = re.compile(rb"(?:raise|warn(?:_explicit)?)\b")
+_SITE_WORDS = re.compile(rb"(?:raise|assert|warn(?:_explicit)?)\b")
 
 
 class MessageSites:
@@ -123,8 +124,9 @@ def _site(node: Any, word: bytes) -> Any:
     parent = node.parent if node is not None else None
     if parent is None:
         return None
-    if word == b"raise":
-        return parent if node.type == "raise" and parent.type == "raise_statement" else None
+    if word in (b"raise", b"assert"):  # the keyword's own node, in its statement
+        keyword = word.decode()
+        return parent if node.type == keyword and parent.type == f"{keyword}_statement" else None
     if node.type != "identifier" or node.text != word:
         return None
     if parent.type == "call" and parent.child_by_field_name("function") == node:
@@ -148,14 +150,32 @@ def _messages(node: Any, body: Any) -> list[str]:
     arg = _message_argument(node)
     if arg is None:
         return []
-    if arg.type != "identifier":
+    named, fill = _named_message(arg)
+    if named is None:
         return _usable([_template(arg)])
-    name, scope = text(arg), _scope(node, body)
+    name, scope = text(named), _scope(node, body)
     values = _assigned(scope, name, node.start_byte)
     while not values and scope.id != body.id:  # a closure's message: the enclosing function's
         scope = _scope(scope, body)
         values = _assigned(scope, name, node.start_byte)
-    return _usable([_template(value) for value in values])
+    return _usable([fill(t) if (t := _template(value)) else None for value in values])
+
+
+def _named_message(arg: Any) -> tuple[Any, Any]:
+    """(the local name a message argument reads, how it is filled in), or (None, None):
+    ``msg``, ``msg % {...}`` (scikit-learn's ``check_is_fitted``) or ``msg.format(...)``."""
+    if arg.type == "identifier":
+        return arg, lambda template: template
+    if arg.type == "binary_operator" and text(arg.child_by_field_name("operator")) == "%":
+        left = arg.child_by_field_name("left")
+        if left is not None and left.type == "identifier":
+            return left, lambda template: _PRINTF.sub(PLACEHOLDER, template)
+    func = arg.child_by_field_name("function") if arg.type == "call" else None
+    if func is not None and func.type == "attribute":
+        obj = func.child_by_field_name("object")
+        if obj is not None and obj.type == "identifier" and text(func).endswith(".format"):
+            return obj, lambda template: _FORMAT.sub(PLACEHOLDER, template)
+    return None, None
 
 
 def _scope(node: Any, body: Any) -> Any:
@@ -198,6 +218,8 @@ _SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
 def _message_argument(node: Any) -> Any:
     """The first argument of one ``raise X(...)`` or ``warn(...)``, or None."""
     call = None
+    if node.type == "assert_statement":  # ``assert path.startswith("/"), "A path ..."``
+        return node.named_children[1] if len(node.named_children) > 1 else None
     if node.type == "raise_statement":
         raised = node.named_children[0] if node.named_children else None
         call = raised if raised is not None and raised.type == "call" else None

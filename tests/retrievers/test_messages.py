@@ -132,6 +132,46 @@ def outer():
     assert found["pkg.core.outer"] == ["the inner function raises with its own note"]
 
 
+def test_assert_messages_and_names_filled_in_later_are_messages() -> None:
+    """fastapi's ``assert path.startswith("/"), "A path prefix must start with '/'"`` and
+    scikit-learn's ``msg = ("This %(name)s instance is not fitted yet. ...")`` raised as
+    ``NotFittedError(msg % {"name": ...})`` were no messages: pasting them found nothing."""
+    source = '''
+def include(prefix):
+    """Include a router."""
+    assert prefix.startswith("/"), "A path prefix must start with '/'"
+    assert prefix, f"the prefix {prefix!r} cannot be empty"
+    assert not prefix.endswith("/")  # no message: nothing kept
+    assertion = "a name starting with assert is no statement"
+
+
+def check_is_fitted(estimator, msg=None):
+    """Check it is fitted."""
+    if msg is None:
+        msg = (
+            "This %(name)s instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator."
+        )
+    raise NotFittedError(msg % {"name": type(estimator).__name__})
+
+
+def formatted(value):
+    """A message formatted later."""
+    template = "value {} is out of range for this field"
+    raise ValueError(template.format(value))
+'''
+    found = _messages(source)
+    assert found["pkg.core.include"] == [
+        "A path prefix must start with '/'",
+        "the prefix {} cannot be empty",
+    ]
+    assert found["pkg.core.check_is_fitted"] == [
+        "This {} instance is not fitted yet. Call 'fit' with appropriate arguments before "
+        "using this estimator."
+    ]
+    assert found["pkg.core.formatted"] == ["value {} is out of range for this field"]
+
+
 def test_a_closure_raises_the_message_its_enclosing_function_assigned() -> None:
     # networkx's not_implemented_for: the factory builds `errmsg`, the wrapper raises it
     source = '''
