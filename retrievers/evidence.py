@@ -16,7 +16,9 @@ modules' comments and strings). Coverage is in [0, 1] at any corpus size.
 Two checks see what coverage cannot:
 
 - *unknown name*: the query names something (an acronym, a CamelCase or
-  capitalised word inside a sentence) that occurs nowhere in the corpus;
+  capitalised word inside a sentence, or a well-known tool, library or service
+  in any case: "pandas", "nginx", ``data/tool_names.txt``) that occurs nowhere
+  in the corpus;
 - *vague*: fewer than two specific words remain once generic complaint
   words ("still", "doesn't work", "any ideas") and the words that frame a
   complaint ("nothing", "since", "take a look") are set aside.
@@ -97,7 +99,7 @@ def named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
         if (
             lowered in GENERIC_NAMES
             or lowered in BUILTIN_NAMES
-            or not _looks_like_name(query, m.start(), word)
+            or not (lowered in tool_names() or _looks_like_name(query, m.start(), word))
         ):
             continue
         if word not in known:
@@ -125,6 +127,16 @@ def _last_non_space(text: str, end: int) -> str | None:
     while i >= 0 and text[i].isspace():
         i -= 1
     return text[i] if i >= 0 else None
+
+
+@cache
+def tool_names() -> frozenset[str]:
+    """Well-known tools, libraries and services (``data/tool_names.txt``): written in any
+    case ("pandas", "nginx", "redis"), each is a name, as a capitalised word is."""
+    text = files("codecite").joinpath("data/tool_names.txt").read_text(encoding="utf-8")
+    return frozenset(
+        word for line in text.splitlines() if not line.startswith("#") for word in line.split()
+    )
 
 
 @cache

@@ -52,7 +52,8 @@ def old_named_unknowns(query: str, vocab: dict[str, int]) -> list[str]:
         if lowered in confidence.GENERIC_NAMES or lowered in confidence.BUILTIN_NAMES:
             continue
         inner_capital = any(c.isupper() for c in word[1:])
-        if not (inner_capital or (word.isupper() and len(word) > 1)):
+        is_tool = lowered in confidence.tool_names()  # a rule added later, in any case
+        if not (is_tool or inner_capital or (word.isupper() and len(word) > 1)):
             if not word[0].isupper():
                 continue
             before = query[: m.start()].rstrip()

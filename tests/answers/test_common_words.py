@@ -105,6 +105,24 @@ def test_python_builtin_names_are_not_unknown_tools_but_other_names_are() -> Non
     assert verdict.confident, verdict.reason
 
 
+def test_a_tool_name_is_a_name_in_any_case() -> None:
+    """A tester's fastapi questions: "how do I connect to a Redis cache" asked back,
+    "... a redis cache" was answered from unrelated code; so were "a django view" and
+    "read a CSV file with pandas" on scikit-learn's own corpus words."""
+    from codecite.retrievers.evidence import named_unknowns, tool_names
+
+    assert {"redis", "pandas", "django", "nginx"} <= tool_names()
+    assert not {"arrow", "click", "beam", "rich", "requests"} & tool_names()  # plain words
+    vocab = {"connect": 0, "cache": 1, "pandas": 2}
+    assert named_unknowns("how do I connect to a redis cache", vocab) == ["redis"]
+    assert named_unknowns("Redis: how do I connect", vocab) == ["Redis"]  # opening a sentence
+    assert named_unknowns("read it with pandas", vocab) == []  # the corpus speaks of it
+    assert named_unknowns("connect a photon cache", vocab) == []  # a plain word, not a tool
+    retriever = _retriever()
+    verdict = assess(retriever, retriever.retrieve_context("how do I expire entries in redis"))
+    assert not verdict.confident and "redis" in verdict.reason
+
+
 @pytest.mark.parametrize(
     ("complaints", "question"),
     [

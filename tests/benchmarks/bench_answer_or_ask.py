@@ -47,7 +47,8 @@ VAGUE_SETS = {
 
 
 # the coverage floor 0.40; the decision before exact names; before the complaint-framing words;
-# before public names written as plain words, before unknown names after a dot, before both
+# before public names written as plain words, before unknown names after a dot, before both;
+# before tool names written in lower case
 BASELINES = (
     "fixed",
     "no-exact-names",
@@ -55,6 +56,7 @@ BASELINES = (
     "no-word-names",
     "no-dotted-names",
     "before-word-and-dotted-names",
+    "no-tool-names",
 )
 UNDOTTED_NAMED = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9]*)(?![\w])")  # before round 34
 
@@ -64,7 +66,7 @@ def _clarified(index: Any, query: str, baseline: str | None) -> bool:
     None), or by the decision a name of ``BASELINES`` stands for."""
     saved = index.manifest.get("calibration")
     exact, framing = evidence.exact_evidence, evidence.FRAMING_WORDS
-    named_words, named = evidence.named_words, evidence._NAMED
+    named_words, named, tools = evidence.named_words, evidence._NAMED, evidence.tool_names
     if baseline == "fixed":
         index.manifest.pop("calibration", None)
     elif baseline == "no-exact-names":  # the decision before exact names (round 32's judgement)
@@ -75,11 +77,14 @@ def _clarified(index: Any, query: str, baseline: str | None) -> bool:
         evidence.named_words = lambda names, query: []
     if baseline in ("no-dotted-names", "before-word-and-dotted-names"):
         evidence._NAMED = UNDOTTED_NAMED
+    if baseline == "no-tool-names":  # before tool names in any case (round 41's judgement)
+        evidence.tool_names = frozenset
     try:
         return bool(index.ask(query).metadata.get("path") == "clarification")
     finally:
         evidence.exact_evidence, evidence.FRAMING_WORDS = exact, framing
         evidence.named_words, evidence._NAMED = named_words, named
+        evidence.tool_names = tools
         if saved is not None:
             index.manifest["calibration"] = saved
 

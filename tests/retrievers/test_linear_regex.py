@@ -119,6 +119,7 @@ PHRASEISH = texts(
 )
 NAMEISH = texts(
     "Celery",
+    "redis",
     "PyPI",
     "phase",
     "Phase",
