@@ -135,9 +135,13 @@ _SELF_ATTRIBUTE = re.compile(
 )
 
 
+_DYNAMIC = re.compile(rb"\bdef[ \t]+__getattr(?:ibute)?__[ \t]*\(")
+
+
 def _note_instance_attributes(walker: ModuleWalker, data: bytes, module: str) -> None:
     """The attributes each class's methods set on ``self`` (lmfit's ``Model.func``): an
-    instance has them, so calling one is no call of a missing method (validation)."""
+    instance has them, so calling one is no call of a missing method (validation); and
+    the classes defining ``__getattr__`` or ``__getattribute__``, whose instances have any."""
     if b"self" not in data:
         return
     lines = data.split(b"\n")
@@ -149,9 +153,11 @@ def _note_instance_attributes(walker: ModuleWalker, data: bytes, module: str) ->
             continue
         body = b"\n".join(lines[int(meta["start_line"]) - 1 : int(meta["end_line"])])
         names = {a or b for a, b in (m.groups() for m in _SELF_ATTRIBUTE.finditer(body))}
+        key = str(meta["symbol"])[len(module) + 1 :]
         if names:
-            key = str(meta["symbol"])[len(module) + 1 :]
             walker.namespace.instance_attributes[key] = [n.decode() for n in sorted(names)]
+        if _DYNAMIC.search(body):  # any attribute may exist: none is provably missing
+            walker.namespace.dynamic_classes.append(key)
 
 
 def module_name_for(source_path: str, package_dirs: dict[str, str] | None = None) -> str:

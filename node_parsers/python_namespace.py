@@ -32,6 +32,7 @@ class ModuleNamespace:
     private_classes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     # ``self.func = func`` in a method: an attribute each instance has (no node of its own)
     instance_attributes: dict[str, list[str]] = field(default_factory=dict)
+    dynamic_classes: list[str] = field(default_factory=list)  # with __getattr__: any name
 
     def note_private_class(self, name: str, definition: Any) -> None:
         """``class _Mixin(Base): ...`` at top level: its bases' source and member names."""
@@ -87,6 +88,7 @@ class ModuleNamespace:
             "instances": self.instances,
             "private_classes": self.private_classes,
             "instance_attributes": self.instance_attributes,
+            "dynamic_classes": self.dynamic_classes,
             "adds_names": self.adds_names,
         }
 

@@ -556,6 +556,54 @@ def test_a_base_written_as_module_attribute_is_resolved_like_an_imported_one(tmp
     assert validate_generated_code(code, build_table(tmp_path, "abcpkg"))["errors"] == []
 
 
+def test_a_module_level_instance_is_checked_as_its_class(tmp_path):
+    """sunpy's ``Fido = UnifiedDownloaderFactory(...)``: ``Fido.fecth(...)`` passed unchecked
+    while the same typo on the class was an error."""
+    table = package_table(
+        tmp_path,
+        {
+            "fidopkg/__init__.py": "from .factory import Fido\n",
+            "fidopkg/factory.py": (
+                "class Factory:\n    def fetch(self, *results, path=None):\n        return []\n\n\n"
+                "Fido = Factory()\nlimit = int('3')\n"
+            ),
+        },
+    )
+    code = (
+        "from fidopkg import Fido\nimport fidopkg.factory as f\n"
+        "Fido.fetch(1, path='x')\nFido.fecth(1)\nFido.fetch(pth='x')\nf.limit.bit_length()\n"
+    )
+    result = validate_generated_code(code, table)
+    assert [(x["line"], x["level"]) for x in result["findings"]] == [(4, "error"), (5, "error")]
+    assert result["findings"][0]["suggestions"][0] == "fetch"
+    assert "fidopkg.Fido.fetch" in result["checked"]  # `limit` holds no class: not checked
+
+
+def test_an_instance_of_a_class_with_getattr_may_have_any_attribute(tmp_path):
+    """A class defining ``__getattr__`` (or a subclass of one) answers any name: calling
+    one is no error, on an instance made in the script or at module level."""
+    table = package_table(
+        tmp_path,
+        {
+            "dynpkg/__init__.py": "from .m import Proxy, Remote, Strict\n",
+            "dynpkg/m.py": (
+                "class Remote:\n    def __getattr__(self, name):\n        return name\n\n"
+                "    def close(self):\n        return None\n\n\n"
+                "class Child(Remote):\n    pass\n\n\n"
+                "class Strict:\n    def close(self):\n        return None\n\n\n"
+                "Proxy = Child()\n"
+            ),
+        },
+    )
+    code = (
+        "from dynpkg import Proxy, Remote, Strict\n"
+        "Remote().anything()\nProxy.other()\nStrict().closee()\n"
+    )
+    assert validate_generated_code(code, table)["errors"] == [
+        "'dynpkg.Strict' object has no attribute 'closee' (did you mean `close`?)"
+    ]
+
+
 def test_new_is_the_constructor_without_init_and_a_private_base_is_known(tmp_path):
     """sympy's ``Symbol`` takes its arguments in ``__new__``; peewee's ``SqliteDatabase``
     inherits from a private class: both are checked as Python would run them."""

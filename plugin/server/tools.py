@@ -126,6 +126,10 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
     wanted = name.strip().strip("`").removesuffix("()")
     symbol = index.resolve_symbol(wanted)
     nodes = index.symbol_nodes(symbol) if symbol is not None else []
+    via: dict[str, str] = {}
+    if symbol is None or not nodes:  # `sunpy.net.Fido.fetch`: a method of what Fido holds
+        symbol, via = _through_instance(index, wanted)
+        nodes = index.symbol_nodes(symbol) if symbol is not None else []
     if symbol is None or not nodes:
         outside = _outside(index, wanted)
         near = [] if "outside_index" in outside else _near(index, wanted)
@@ -135,13 +139,18 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
     alias = _alias_target(index, node.metadata)
     if alias is not None:  # `ib = attr = attrib`: the definition, with its signature
         symbol, node = alias
+    elif held := _instance_class(index, node_symbol):  # `Map = MapFactory()`: its class's doc
+        via = {"instance_of": held}
     meta = node.metadata
     doc = (meta.get("docstring") or "").strip()
+    if not doc and "instance_of" in via and (made := index.symbol_nodes(via["instance_of"])):
+        doc = (made[0].metadata.get("docstring") or "").strip()
     return {
         "name": name,
         "found": True,
         "symbol": symbol,
         **({"alias": node_symbol} if alias is not None else {}),
+        **via,
         "kind": meta.get("kind"),
         "symbol_type": meta.get("symbol_type"),
         "signature": without_doc(meta["signature"]) if meta.get("signature") else None,
@@ -152,6 +161,23 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
         "citation": citation(meta),
         "related": _related(index, symbol, meta),
     }
+
+
+def _instance_class(index: Any, symbol: str | None) -> str | None:
+    """``SymbolTable.instance_class``: what ``Fido = UnifiedDownloaderFactory(...)`` holds."""
+    return index.symbol_table.instance_class(symbol) if symbol else None
+
+
+def _through_instance(index: Any, wanted: str) -> tuple[str | None, dict[str, str]]:
+    """A member read through a module-level instance, as the class (or a base) defines it:
+    ``sunpy.net.Fido.fetch`` is ``UnifiedDownloaderFactory.fetch``; (None, {}) if not."""
+    owner, _, leaf = wanted.rpartition(".")
+    cls = _instance_class(index, index.resolve_symbol(owner)) if owner else None
+    if cls is None:
+        return None, {}
+    table = index.symbol_table
+    member = Namespace.of(table, table.top_packages).class_members(cls)[0].get(leaf)
+    return (member, {"instance_of": cls}) if member else (None, {})
 
 
 def _outside(index: Any, wanted: str) -> dict[str, str]:
@@ -180,7 +206,9 @@ def _near(index: Any, wanted: str) -> list[str]:
     table = index.symbol_table
     owner, _, leaf = wanted.rpartition(".")
     if owner:
-        names = owner_names(Namespace.of(table, table.top_packages), owner)[1]
+        namespace = Namespace.of(table, table.top_packages)
+        held = _instance_class(index, index.resolve_symbol(owner))  # `Fido.fecth`
+        names = set(namespace.class_members(held)[0]) if held else owner_names(namespace, owner)[1]
         if close := did_you_mean(leaf, names):
             return [f"{owner}.{n}" for n in close]
     every = sorted(table.symbols, key=lambda s: (len(s), s))

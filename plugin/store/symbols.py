@@ -164,6 +164,11 @@ class SymbolTable:
         module, _, name = cls.rpartition(".")
         return list((self.modules.get(module) or {}).get("instance_attributes", {}).get(name, ()))
 
+    def is_dynamic(self, cls: str) -> bool:
+        """Does ``cls`` define ``__getattr__`` or ``__getattribute__`` (any attribute)?"""
+        module, _, name = cls.rpartition(".")
+        return name in (self.modules.get(module) or {}).get("dynamic_classes", ())
+
     def names_in(self, module: str) -> set[str]:
         """Every name a module binds at top level, plus its direct submodules."""
         ns = self.modules.get(module, {})
@@ -255,6 +260,15 @@ class SymbolTable:
                     in_file.setdefault(str(path), []).append(name)
             cached = self.__dict__["_related"] = (members, in_file, by_leaf)
         return cached
+
+    def instance_class(self, name: str) -> str | None:
+        """The indexed class a module-level ``name`` holds an instance of, as its module made
+        it (sunpy's ``Fido = UnifiedDownloaderFactory(...)``, ``Map = MapFactory()``)."""
+        module, _, leaf = name.rpartition(".")
+        made_by = self.modules.get(module, {}).get("instances", {}).get(leaf)
+        cls = made_by and (self.resolve(f"{module}.{made_by}") or self.resolve(made_by))
+        kind = (self.symbols.get(cls) or {}).get("symbol_type") if cls else None
+        return cls if kind == "class" else None
 
     def public_aliases(self) -> dict[str, str]:
         """Re-exported public names -> defining names (``pkg.f`` -> ``pkg._impl.f``).

@@ -26,9 +26,9 @@ from codecite.validation.calls import (
 )
 from codecite.validation.suggestions import did_you_mean, suggest
 
-# Bases that add no public attributes a script could call.
 MAX_REEXPORT_DEPTH = 30  # re-exports followed before a chain is called a cycle
 NAMESPACE_CACHE_SIZE = 8  # namespaces kept, one per symbol table and package set
+# bases that add no public attributes a script could call
 EMPTY_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol"})
 EMPTY_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta", "type"})
 
@@ -64,6 +64,8 @@ class Ref:
 
 
 OPAQUE = Ref(RefKind.OPAQUE, "")
+_REF_KINDS = {"class": RefKind.CLASS, "function": RefKind.CALLABLE, "method": RefKind.CALLABLE}
+_REF_KINDS |= {"staticmethod": RefKind.CALLABLE, "classmethod": RefKind.CALLABLE}
 _NAMESPACES: dict[tuple[int, frozenset[str]], Namespace] = {}  # the last few tables
 
 
@@ -144,14 +146,9 @@ class Namespace:
             return Ref(RefKind.MODULE, display, canonical)
         entry = self.table.symbols.get(canonical)
         kind = (entry or {}).get("symbol_type") or self._defined_kind(canonical)
-        ref_kind = {
-            "class": RefKind.CLASS,
-            "function": RefKind.CALLABLE,
-            "method": RefKind.CALLABLE,
-            "staticmethod": RefKind.CALLABLE,
-            "classmethod": RefKind.CALLABLE,
-        }.get(kind, RefKind.VALUE)
-        return Ref(ref_kind, display, canonical, via=via)
+        if kind == "assignment" and (cls := self.table.instance_class(canonical)):
+            return Ref(RefKind.INSTANCE, display, cls, via=via)  # sunpy's `Fido = Factory()`
+        return Ref(_REF_KINDS.get(kind, RefKind.VALUE), display, canonical, via=via)
 
     def _defined_kind(self, canonical: str) -> str:
         module, _, name = canonical.rpartition(".")
@@ -334,7 +331,7 @@ class Namespace:
         )
         own.update({f["name"]: f"{cls}.{f['name']}" for f in entry.get("fields") or []})
         bases = self.bases_of(cls)
-        if bases is None or depth > MAX_BASE_DEPTH:
+        if bases is None or depth > MAX_BASE_DEPTH or self.table.is_dynamic(cls):
             return own, False
         members: dict[str, str | None] = {}
         complete = True

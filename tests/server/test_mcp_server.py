@@ -380,6 +380,37 @@ def test_lookup_symbol_says_when_a_name_comes_from_outside_the_index(tmp_path: P
     assert "note" not in typo and typo["did_you_mean"][0] == "webkit.Request"
 
 
+def test_lookup_symbol_reads_members_through_a_module_level_instance(tmp_path: Path) -> None:
+    """sunpy's ``Fido = UnifiedDownloaderFactory(...)``: ``sunpy.net.Fido.fetch`` was
+    ``found: false`` (suggesting other clients' ``fetch``), ``sunpy.map.Map`` had no summary."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "sunkit").mkdir()
+    (tmp_path / "sunkit" / "base.py").write_text(
+        'class Downloader:\n    """Downloads."""\n\n'
+        '    def fetch(self, *results):\n        """Download the records."""\n'
+    )
+    (tmp_path / "sunkit" / "factory.py").write_text(
+        "from .base import Downloader\n\n\n"
+        'class Factory(Downloader):\n    """A unified search and download tool."""\n\n'
+        '    def search(self, *query):\n        """Search every client."""\n\n\n'
+        "Fido = Factory(registry={})\n"
+    )
+    (tmp_path / "sunkit" / "__init__.py").write_text("from .factory import Fido\n")
+    build(tmp_path)
+    resident = ResidentIndex(tmp_path)
+    fetch = lookup_symbol(resident, "sunkit.Fido.fetch")  # inherited by the class
+    assert fetch["found"] and fetch["symbol"] == "sunkit.base.Downloader.fetch"
+    assert fetch["instance_of"] == "sunkit.factory.Factory"
+    fido = lookup_symbol(resident, "sunkit.Fido")
+    assert (
+        fido["symbol"] == "sunkit.factory.Fido" and fido["instance_of"] == "sunkit.factory.Factory"
+    )
+    assert fido["summary"] == "A unified search and download tool."
+    assert lookup_symbol(resident, "sunkit.Fido.serch")["did_you_mean"][0] == "sunkit.Fido.search"
+
+
 def test_lookup_symbol_summary_skips_an_opening_admonition(tmp_path: Path) -> None:
     """pydantic's docstrings open with ``!!! abstract "Usage Documentation"`` and a link:
     36 central symbols had that markup as their summary."""
