@@ -604,6 +604,33 @@ def test_an_instance_of_a_class_with_getattr_may_have_any_attribute(tmp_path):
     ]
 
 
+def test_a_star_import_of_a_module_that_makes_names_at_run_time_proves_nothing(tmp_path):
+    """astropy.units does ``from .si import *``; si makes its units with ``def_unit(...,
+    namespace=globals())``: ``u.deg`` was an error (exit 1) and ``u.m`` suggested a name from
+    another module. Such a name is a warning, once per line however often it is used."""
+    table = package_table(
+        tmp_path,
+        {
+            "unitpkg/__init__.py": "from .si import *\nfrom .core import Unit\n",
+            "unitpkg/core.py": (
+                "class Unit:\n    pass\n\n\ndef def_unit(name, namespace):\n    pass\n"
+            ),
+            "unitpkg/si.py": (
+                "from .core import def_unit\n\n__all__ = []\n_ns = globals()\n"
+                "def_unit('m', namespace=_ns)\n__all__ += sorted(make_all(globals()))\n"
+            ),
+        },
+    )
+    result = validate_generated_code("import unitpkg as u\nx = (u.deg, u.deg)\nu.Unitt\n", table)
+    assert result["errors"] == []
+    assert [(f["line"], f["level"], f["symbol"]) for f in result["findings"]] == [
+        (2, "warning", "unitpkg.deg"),  # used twice on the line: one finding
+        (3, "warning", "unitpkg.Unitt"),  # si may make that one too
+    ]
+    why = "'unitpkg' star-imports 'unitpkg.si', which adds names at run time"
+    assert why in result["findings"][0]["message"]
+
+
 def test_new_is_the_constructor_without_init_and_a_private_base_is_known(tmp_path):
     """sympy's ``Symbol`` takes its arguments in ``__new__``; peewee's ``SqliteDatabase``
     inherits from a private class: both are checked as Python would run them."""

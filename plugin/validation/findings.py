@@ -75,7 +75,9 @@ def _unique(items: Iterable[str]) -> list[str]:
 def build_report(
     findings: list[Finding], *, syntax_ok: bool, checked: list[str], import_checked: list[str]
 ) -> ValidationReport:
-    """The report of a run: messages by level (each once, in source order), and the findings."""
+    """The report of a run: messages by level (each once, in source order), and the findings
+    (a name used twice on a line is one finding: astropy's ``SkyCoord(1 * u.deg, 2 * u.deg)``)."""
+    findings = list(dict.fromkeys(findings))
     errors = _unique(f.message for f in findings if f.level == ERROR)
     return {
         "ok": syntax_ok and not errors,

@@ -270,15 +270,17 @@ class Namespace:
     ) -> Ref | None:
         unknown = None
         for star in ns.get("star_imports", []):
-            if not self.table.is_module(star):
+            # astropy.units' `from .si import *`: si makes its units at run time (def_unit)
+            adds = self.table.modules.get(star, {}).get("adds_names")
+            if not self.table.is_module(star) or adds:
                 why = "" if star.split(".")[0] in self.indexed else " (outside the index)"
+                why = f", which adds names at run time ({adds})" if adds else why
+                reason = f"'{module}' star-imports '{star}'{why}"
                 unknown = unknown or Ref(
-                    RefKind.UNKNOWN,
-                    display,
-                    probe=(module, name),
-                    reason=f"'{module}' star-imports '{star}'{why}",
+                    RefKind.UNKNOWN, display, probe=(module, name), reason=reason
                 )
-                continue
+                if not adds:
+                    continue
             exported = self.table.modules[star].get("all")
             if (name in exported) if exported is not None else not name.startswith("_"):
                 ref = self._module_member(Ref(RefKind.MODULE, star, star), name, depth + 1)
