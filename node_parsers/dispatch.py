@@ -38,9 +38,10 @@ if TYPE_CHECKING:
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
-PARSER_VERSION = 42
+PARSER_VERSION = 43
 PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
 _LONE_CR = re.compile(r"\r(?!\n)")
+TUTORIAL_PROGRAMS = ("docs_src/",)
 
 
 @dataclass
@@ -154,7 +155,9 @@ def _gallery_nodes(
     functions and classes it defines stay. An example application is left as code."""
     from .scripts import example_page
 
-    page = example_page(text, rel, max_chars=cfg.max_section_chars)
+    # a tutorial program (FastAPI's, SQLModel's `docs_src/`) is the docs' code: always a page
+    tutorial = rel.startswith(TUTORIAL_PROGRAMS)
+    page = example_page(text, rel, max_chars=cfg.max_section_chars, always=tutorial)
     if page is None and rel.split("/", 1)[0] in DEFAULT_DOC_DIRS:  # a docs helper, no page
         return [n for n in nodes if n.metadata.get("symbol_type") != "assignment"]
     if page is None:
@@ -162,7 +165,9 @@ def _gallery_nodes(
     return [
         n
         for n in nodes
-        if n.metadata["kind"] != "module_doc" and n.metadata.get("symbol_type") != "assignment"
+        if n.metadata["kind"] != "module_doc"
+        and n.metadata.get("symbol_type") != "assignment"
+        and not tutorial  # its functions and classes are the page's, not the package's
     ] + page
 
 

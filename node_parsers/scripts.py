@@ -143,11 +143,11 @@ def is_script(text: str) -> bool:
 
 
 def example_page(
-    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS
+    text: str, source_path: str, max_chars: int = DEFAULT_MAX_SECTION_CHARS, always: bool = False
 ) -> list[NodeRecord] | None:
-    """The page of an example file that is a script (``is_script``), else None; the
-    file is parsed once for both."""
+    """The page of an example file that is a script (``is_script``; ``always``: any file),
+    else None; the file is parsed once for both."""
     tree = _tree(text)
-    if not _calls_at_top_level(tree):
+    if not always and not _calls_at_top_level(tree):
         return None
     return parse_example_script(text, source_path, max_chars, tree)

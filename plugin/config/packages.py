@@ -22,6 +22,7 @@ NOT_PACKAGES = frozenset(
         "doc",
         "examples",
         "example",
+        "docs_src",  # FastAPI's, Typer's and SQLModel's tutorial programs (with __init__.py)
         "build",
         "dist",
         "benchmarks",

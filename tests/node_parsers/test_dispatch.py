@@ -45,6 +45,35 @@ def test_a_gallery_script_is_a_page_and_an_example_application_is_code(tmp_path:
     )  # outside an examples folder a script is code
 
 
+def test_a_tutorial_program_is_always_a_page(tmp_path: Path) -> None:
+    """SQLModel's `docs_src/` (87 copies of `engine`, 86 `Hero` classes as its API, and
+    `ask` showed `create_db_and_tables()` without the body that answers)."""
+    program = (
+        "from sqlkit import SQLModel, create_engine\n\n"
+        "engine = create_engine('sqlite:///database.db')\n\n\n"
+        "class Hero(SQLModel):\n    name: str\n\n\n"
+        "def create_db_and_tables():\n    SQLModel.metadata.create_all(engine)\n\n\n"
+        'if __name__ == "__main__":\n    create_db_and_tables()\n'
+    )
+    rel = "docs_src/tutorial/create_db/tutorial001.py"
+    parsed = parse_text(
+        program, _file(rel, program.encode(), FileRole.PYTHON), load_config(tmp_path)
+    )
+    assert {n.metadata["kind"] for n in parsed.nodes} == {"doc_section"}
+    assert "SQLModel.metadata.create_all(engine)" in "".join(n.text for n in parsed.nodes)
+    assert ("python_symbol", "examples.t.create_db_and_tables") in _kinds(
+        "examples/t.py", program, FileRole.PYTHON, tmp_path
+    )  # an example application elsewhere is still code
+
+
+def test_a_docs_src_folder_is_examples_not_a_package(tmp_path: Path) -> None:
+    for rel in ("sqlkit/__init__.py", "docs_src/__init__.py", "docs_src/tutorial001.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    cfg = load_config(tmp_path)
+    assert cfg.package_dirs == {"sqlkit": "sqlkit"} and cfg.roots == ("sqlkit", "docs_src")
+
+
 def test_docs_by_suffix_other_named_docs_as_markdown(tmp_path: Path) -> None:
     rst = "Usage\n=====\n\nText.\n"
     assert _kinds("docs/usage.rst", rst, FileRole.DOC, tmp_path) == [("doc_section", ["Usage"])]
