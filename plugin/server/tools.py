@@ -131,6 +131,8 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
         symbol, via = _through_instance(index, wanted)
         nodes = index.symbol_nodes(symbol) if symbol is not None else []
     if symbol is None or not nodes:
+        if attribute := _attribute(index, wanted):  # `SQLModel.metadata`, set on the class
+            return {"name": name, "found": True, **attribute}
         outside = _outside(index, wanted)
         near = [] if "outside_index" in outside else _near(index, wanted)
         return {"name": name, "found": False, **outside, "did_you_mean": near}
@@ -160,6 +162,34 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
         "id": node.node_id,
         "citation": citation(meta),
         "related": _related(index, symbol, meta),
+    }
+
+
+def _attribute(index: Any, wanted: str) -> dict[str, Any] | None:
+    """A class's attribute that is no node of its own: one annotated in the class body
+    (``metadata: ClassVar[MetaData]``) or set on ``self`` by a method (typer's
+    ``self.registered_commands = []``), inherited ones too; None if ``wanted`` is none."""
+    owner, _, leaf = wanted.rpartition(".")
+    cls = index.resolve_symbol(owner) if owner else None
+    made = index.symbol_nodes(cls) if cls else []
+    if cls is None or not made or made[0].metadata.get("symbol_type") != "class":
+        return None
+    table = index.symbol_table
+    members = Namespace.of(table, table.top_packages).class_members(cls)[0]
+    if leaf not in members or (members[leaf] and index.symbol_nodes(members[leaf])):
+        return None
+    defined_by = (members[leaf] or f"{cls}.{leaf}").rpartition(".")[0]
+    where = index.symbol_nodes(defined_by) or made
+    fields = where[0].metadata.get("fields") or []
+    field: dict[str, Any] = next((f for f in fields if f.get("name") == leaf), {})
+    return {
+        "symbol": f"{defined_by}.{leaf}",
+        "kind": "attribute",
+        "owner": defined_by,
+        "annotation": field.get("annotation"),
+        "default": field.get("default"),
+        "citation": citation(where[0].metadata),
+        "note": "an attribute of the class (annotated in its body or set on self), no node",
     }
 
 
@@ -303,6 +333,7 @@ def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str,
         "start_line": first,
         "end_line": last,
         "truncated": last < min(len(lines), end + context_lines),
+        "file_lines": len(lines),  # a range ending past the file ends at its last line
         "text": "\n".join(lines[first - 1 : last]),
         "label": node_label(node.metadata) if node is not None else path,
         # the file was edited since the build: a node's lines may have moved

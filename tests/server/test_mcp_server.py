@@ -411,6 +411,42 @@ def test_lookup_symbol_reads_members_through_a_module_level_instance(tmp_path: P
     assert lookup_symbol(resident, "sunkit.Fido.serch")["did_you_mean"][0] == "sunkit.Fido.search"
 
 
+def test_lookup_symbol_finds_a_class_attribute_that_is_no_node(tmp_path: Path) -> None:
+    """sqlmodel's ``SQLModel.metadata`` (``metadata: ClassVar[MetaData]``) and typer's
+    ``Typer.registered_commands`` (set on ``self``) were ``found: false``: an agent would
+    conclude that what every tutorial uses does not exist."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import lookup_symbol
+
+    (tmp_path / "ormkit").mkdir()
+    (tmp_path / "ormkit" / "main.py").write_text(
+        "from typing import ClassVar\n\n\n"
+        'class Model:\n    """A table model."""\n\n    metadata: ClassVar[dict] = {}\n\n'
+        "    def __init__(self):\n        self.registered = []\n\n"
+        '    def save(self):\n        """Save it."""\n\n\n'
+        'class Hero(Model):\n    """A hero."""\n'
+    )
+    (tmp_path / "ormkit" / "__init__.py").write_text("from .main import Hero, Model\n")
+    build(tmp_path)
+    resident = ResidentIndex(tmp_path)
+    metadata = lookup_symbol(resident, "ormkit.Hero.metadata")  # inherited
+    assert metadata["found"] and metadata["kind"] == "attribute"
+    assert metadata["symbol"] == "ormkit.main.Model.metadata"
+    assert metadata["annotation"] == "ClassVar[dict]" and metadata["citation"].startswith(
+        "ormkit/main.py:4-"
+    )
+    registered = lookup_symbol(resident, "ormkit.Model.registered")
+    assert registered["found"] and registered["symbol"] == "ormkit.main.Model.registered"
+    assert lookup_symbol(resident, "ormkit.Model.registred")["did_you_mean"][0] == (
+        "ormkit.Model.registered"
+    )
+    assert lookup_symbol(resident, "ormkit.Model.save")["kind"] == "python_method"
+    from codecite.server.tools import read
+
+    past = read(resident, "ormkit/main.py:10-999")  # a range ending past the file says so
+    assert past["end_line"] == past["file_lines"] == 17 and past["truncated"] is False
+
+
 def test_lookup_symbol_summary_skips_an_opening_admonition(tmp_path: Path) -> None:
     """pydantic's docstrings open with ``!!! abstract "Usage Documentation"`` and a link:
     36 central symbols had that markup as their summary."""
