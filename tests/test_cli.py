@@ -72,6 +72,19 @@ def test_user_mistakes_are_one_line_with_exit_2(sample_repo: Path) -> None:
     assert run(sample_repo).returncode == 2  # no command: help
 
 
+def test_where_options_may_come_before_the_command(sample_repo: Path, tmp_path: Path) -> None:
+    """``codecite -C PATH validate ...`` (git's order) failed with a raw "invalid choice"."""
+    assert run(sample_repo, "build").returncode == 0
+    code = tmp_path / "gen.py"
+    code.write_text("from geokit.io import load_surveys\n")
+    before = run(tmp_path, "-C", str(sample_repo), "validate", str(code))
+    after = run(tmp_path, "validate", str(code), "-C", str(sample_repo))
+    assert before.returncode == after.returncode == 1
+    assert before.stdout == after.stdout and "load_surveys" in before.stdout
+    stats = run(tmp_path, "-v", f"--repo={sample_repo}", "stats", "--json")
+    assert json.loads(stats.stdout)["nodes"] == SAMPLE_NODES
+
+
 def test_stale_query_warns_with_the_fix(sample_repo: Path) -> None:
     run(sample_repo, "build")
     (sample_repo / "geokit" / "phase.py").write_text('def other():\n    """Other."""\n')

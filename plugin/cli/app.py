@@ -101,8 +101,31 @@ def entry() -> None:
     sys.exit(code)
 
 
+_WHERE = ("-C", "--repo", "--config", "--index-dir")  # every command's, written before it too
+
+
+def _where_after_command(argv: Sequence[str]) -> list[str]:
+    """``codecite -C PATH validate x.py`` (git's order) as ``codecite validate -C PATH x.py``.
+
+    Example:
+        >>> _where_after_command(["-v", "-C", "repo", "--config=c.toml", "stats", "--json"])
+        ['-v', 'stats', '-C', 'repo', '--config=c.toml', '--json']
+    """
+    front: list[str] = []
+    moved: list[str] = []
+    rest = list(argv)
+    while rest and (rest[0] in ("-v", "--verbose") or rest[0].split("=", 1)[0] in _WHERE):
+        take = 2 if rest[0] in _WHERE else 1
+        (moved if rest[0] not in ("-v", "--verbose") else front).extend(rest[:take])
+        rest = rest[take:]
+    if not moved or not rest or rest[0].startswith("-"):
+        return list(argv)
+    return [*front, rest[0], *moved, *rest[1:]]
+
+
 def _main(argv: Sequence[str] | None, as_command: bool) -> int:
     parser = _parser()
+    argv = _where_after_command(sys.argv[1:] if argv is None else argv)
     args, extra = parser.parse_known_args(argv)
     if extra:
         _unrecognized(parser, args, extra)
