@@ -23,7 +23,7 @@ from typing import Any
 
 from .python_syntax import text
 
-MAX_MESSAGES = 8  # per function
+MAX_MESSAGES = 16  # per function (sqlmodel's `FieldInfo.__init__` raises 11)
 MAX_ADOPTED = 64  # messages a class or module node takes from the private code inside it
 MAX_MESSAGE_CHARS = 300
 PLACEHOLDER = "{}"

@@ -215,9 +215,9 @@ class LexicalScorer:
         nb = s.name_boost if names else boosts.NEUTRAL
         alone = named_alone(a.names, query, bool(tokens or expansion), nb > boosts.NEUTRAL)
         quoted = a.messages.match(query) if nb > boosts.NEUTRAL and s.message_evidence else None
-        # the code raising a pasted message (retrievers.messages) is a candidate; a class or
-        # module holding it for private code inside has the message as its evidence
-        held = None if quoted is None else quoted[0] & a.holders
+        # the code raising a pasted message (retrievers.messages), or the class or module
+        # holding it for private code inside, is a candidate with the message as its evidence
+        held = None if quoted is None else quoted[0]
         raising = alone if held is None else held | (False if alone is None else alone)
         scored = None if every_node else self.candidates(tokens, expansion, forms, raising)
         if scored is not None and scored.size > self._every_node_share * len(self.nodes):

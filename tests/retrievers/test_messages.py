@@ -83,10 +83,11 @@ def report(log, warn):
     ]
 
 
-def test_a_function_keeps_its_first_eight_messages_in_source_order() -> None:
-    lines = "".join(f"    raise ValueError('message number {i} of many')\n" for i in range(12))
+def test_a_function_keeps_its_first_sixteen_messages_in_source_order() -> None:
+    """sqlmodel's ``FieldInfo.__init__`` raises 11; the last three were lost at eight."""
+    lines = "".join(f"    raise ValueError('message number {i} of many')\n" for i in range(20))
     found = _messages(f"def f():\n{lines}")["pkg.core.f"]
-    assert found == [f"message number {i} of many" for i in range(8)]
+    assert found == [f"message number {i} of many" for i in range(16)]
 
 
 def test_a_message_passed_by_a_local_name_is_read_from_its_assignments() -> None:
@@ -256,6 +257,29 @@ def test_the_raiser_ranks_first_and_explain_says_why(repo: Path) -> None:
     assert plain.nodes[0].node.metadata["symbol"] == "pkg.core.Registry"
 
 
+def test_a_raiser_sharing_no_word_with_its_message_is_still_found(tmp_path: Path) -> None:
+    """sqlmodel's ``FieldInfo.__init__`` is a bare signature: explain named it the raiser
+    of "Passing index is not supported when also passing a sa_column", yet it was not in the
+    top 50 (only a class or module holding a message had it as evidence)."""
+    (tmp_path / "ormkit").mkdir()
+    (tmp_path / "ormkit" / "__init__.py").write_text('"""Models."""\n')
+    (tmp_path / "ormkit" / "main.py").write_text(
+        "class FieldInfo:\n"
+        "    def __init__(self, default=None, **kwargs):\n"
+        "        if kwargs.get('index') and kwargs.get('sa_column'):\n"
+        "            raise RuntimeError('Passing index is not supported when also passing a "
+        "sa_column')\n\n\n"
+        "def Field(default=None, index=None, sa_column=None):\n"
+        '    """A field: pass index to index the column, or a sa_column of your own."""\n'
+    )
+    codecite.build(tmp_path)
+    ctx = codecite.load(tmp_path).query(
+        "RuntimeError: Passing index is not supported when also passing a sa_column", k=3
+    )
+    assert ctx.raisers == ["ormkit.main.FieldInfo.__init__"]
+    assert ctx.nodes[0].node.metadata["symbol"] == "ormkit.main.FieldInfo.__init__"
+
+
 def test_an_ordinary_question_is_ranked_as_before(repo: Path) -> None:
     index = codecite.load(repo)
     for query in ("how do I enable a rule", "Registry.load", "turn links into anchors"):
@@ -401,10 +425,10 @@ def test_a_message_raised_in_private_code_goes_to_the_node_around_it(
     ]
     many = "".join(
         f'        if x == {i}:\n            raise ValueError("failure number {i} of many")\n'
-        for i in range(12)
+        for i in range(20)
     )
     capped = _messages(f"class Box:\n    def check(self, x):\n{many}")
-    assert len(capped["pkg.core.Box.check"]) == 8 and capped["pkg.core.Box"] is None
+    assert len(capped["pkg.core.Box.check"]) == 16 and capped["pkg.core.Box"] is None
     root = tmp_path_factory.mktemp("private") / "repo"
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
