@@ -140,3 +140,39 @@ def shown_param(param: Any) -> Any:
     if doc is None:
         return param
     return {**param, "annotation": without_doc(annotation), "doc": doc}
+
+
+_RETURNS = re.compile(r"^([ \t]*)(?:Returns|Yields)[ \t]*\n[ \t]*-{3,}[ \t]*\n", re.MULTILINE)
+_GOOGLE_RETURNS = re.compile(r"^([ \t]*)(?:Returns|Yields):[ \t]*\n", re.MULTILINE)
+MAX_RETURNS_CHARS = 200
+
+
+def documented_returns(docstring: str | None) -> str | None:
+    """What a docstring's numpydoc ``Returns`` section (or Google-style ``Returns:``)
+    says is returned: its first entry and the first sentence of that entry's text.
+
+    Example:
+        >>> doc = "Find them.\\n\\nReturns\\n-------\\nsegm : `Image`\\n    The map. Or None."
+        >>> documented_returns(doc)
+        'segm : `Image` — The map.'
+    """
+    if not docstring or ("Return" not in docstring and "Yield" not in docstring):
+        return None
+    lines: list[str] = []
+    found = _RETURNS.search(docstring) or _GOOGLE_RETURNS.search(docstring)
+    if found is None:
+        return None
+    for line in docstring[found.end() :].split("\n"):
+        if not line.strip():
+            if lines:
+                break
+            continue
+        if lines and not line.startswith((found.group(1) + " ", found.group(1) + "\t")):
+            break  # the next entry or section
+        lines.append(line.strip())
+    if not lines:
+        return None
+    head, text = lines[0], " ".join(lines[1:])
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0] if text else ""
+    shown = f"{head} — {sentence}" if sentence else head
+    return shown if len(shown) <= MAX_RETURNS_CHARS else shown[: MAX_RETURNS_CHARS - 1] + "…"

@@ -101,9 +101,10 @@ class LexicalScorer:
         self.pages = pages
         self.similarity_top_k = max(1, min(int(similarity_top_k), MAX_TOP_K))
         self._mask = self._filter_mask()
-        # a retrieval scores the query's candidates only, unless they are more than this
-        # share of the nodes; ``_candidates_only = False`` scores every node, as
-        # ``score_all`` does (the tests compare the two with the share at 1)
+        # `--path FILE`: every section of that one file, not two (rank_order's per-file cap)
+        self._one_file = path_prefix is not None and path_prefix.strip("/") in self._arrays.paths
+        # only the query's candidates are scored, unless they are more than this share of
+        # the nodes; ``_candidates_only = False`` scores every node, as ``score_all`` does
         self._candidates_only = True
         self._every_node_share = EVERY_NODE_SHARE
 
@@ -350,7 +351,7 @@ class LexicalScorer:
         order = rank_order(
             final,
             max(k, TOP + 1) if lead and parts["lead"] else k,
-            self.settings.max_sections_per_file,
+            0 if self._one_file else self.settings.max_sections_per_file,
             self._arrays.doc_files,
             tiebreak=parts["composed"],
             last=after,

@@ -34,12 +34,19 @@ def absent_names(index: Any, query: str) -> list[str]:
     from codecite.validation.suggestions import did_you_mean, with_hint
 
     namespace = Namespace.of(table, table.top_packages)
+    resolve = getattr(index, "resolve_symbol", lambda name: None)
     notes = []
     for path in dotted:
         owner_path, _, leaf = path.rpartition(".")
-        if not owner_path or not namespace.checks(path) or leaf.startswith("_"):
+        if not owner_path or leaf.startswith("_"):
             continue
-        kind, names, complete = owner_names(namespace, owner_path)
+        # `CliRunner.invok`: a class written by its own name, not from its package
+        checked = owner_path if namespace.checks(path) else resolve(owner_path)
+        if checked is None:
+            continue
+        kind, names, complete = owner_names(namespace, checked)
+        if checked != owner_path and kind is not RefKind.CLASS:
+            continue
         near = did_you_mean(leaf, names) if leaf not in names else ()
         if kind is RefKind.CLASS and leaf not in names and (complete or near):
             notes.append(with_hint(f"the index has no method `{leaf}` on `{owner_path}`", near))

@@ -27,7 +27,12 @@ from codecite.answers.confidence import Confidence
 from codecite.answers.protocols import IndexLike
 from codecite.answers.registry import RegistryEntry
 from codecite.answers.routing import Route
-from codecite.node_parsers.signatures import annotation_doc, readable, without_doc
+from codecite.node_parsers.signatures import (
+    annotation_doc,
+    documented_returns,
+    readable,
+    without_doc,
+)
 from codecite.retrievers.results import RetrievedContext, Scored
 from codecite.store.symbols import SymbolTable
 from codecite.vocabulary import CODE_KINDS, NodeKind
@@ -222,7 +227,7 @@ def api_card(meta: dict[str, Any], cid: int) -> ApiCard | None:
         meta.get("symbol_type"),
         readable(str(meta.get("signature") or meta["symbol"])),
         params,
-        meta.get("returns"),
+        meta.get("returns") or documented_returns(meta.get("docstring")),  # numpydoc's too
         first_sentence(meta.get("docstring")),
         cid,
     )

@@ -209,6 +209,12 @@ def test_an_answer_says_first_that_a_written_member_does_not_exist(
     module = index.ask("how do I use sqltool.format_sq").metadata["absent_names"]
     assert module[0].startswith("`sqltool.format_sq` is not in the indexed package")
     assert index.ask("what does sqltool.Statement.get_type return").metadata["absent_names"] == []
+    # a class written by its own name (typer's `CliRunner.invok`): the same note
+    assert index.ask("what does Statement.get_typ return").metadata["absent_names"] == [
+        "the index has no method `get_typ` on `Statement` (did you mean `get_type`?)"
+    ]
+    assert index.ask("what does Statement.get_type return").metadata["absent_names"] == []
+    assert index.ask("how do I use numpy.get_typ").metadata["absent_names"] == []  # not ours
 
 
 def test_a_typo_in_a_module_with_getattr_is_noted_though_not_provably_absent(

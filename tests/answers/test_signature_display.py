@@ -57,3 +57,27 @@ def test_lookup_symbol_gives_the_parameters_their_documentation(webkit: Path) ->
     assert first["annotation"] == "int | None"
     assert first["doc"].startswith("Option 0, see [the guide]")
     assert all("Doc(" not in (p["annotation"] or "") for p in found["params"])
+
+
+def test_a_documented_return_is_the_cards_return() -> None:
+    """photutils' ``detect_sources`` documents its return in a numpydoc ``Returns``
+    section (no annotation): "what does detect_sources return" showed no return."""
+    from codecite.answers.context import api_card
+    from codecite.node_parsers.signatures import documented_returns
+
+    numpydoc = (
+        "Detect sources.\n\n    Parameters\n    ----------\n    data : array\n        The data.\n\n"
+        "    Returns\n    -------\n    segment_image : `SegmentationImage` or `None`\n"
+        "        A 2D segmentation image. None when no source is found.\n\n"
+        "    See Also\n    --------\n    find_peaks\n"
+    )
+    meta = {"kind": "python_symbol", "symbol": "pkg.detect_sources", "docstring": numpydoc}
+    card = api_card(meta, 1)
+    assert card is not None
+    assert (
+        card.returns == "segment_image : `SegmentationImage` or `None` — A 2D segmentation image."
+    )
+    assert api_card({**meta, "returns": "SegmentationImage"}, 1).returns == "SegmentationImage"
+    google = "Fit it.\n\nReturns:\n    The fitted model. Unchanged input.\n"
+    assert documented_returns(google) == "The fitted model. Unchanged input."
+    assert documented_returns("Returns the sum of a and b.") is None  # prose, no section

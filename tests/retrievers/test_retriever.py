@@ -188,6 +188,24 @@ def test_filters_apply_before_ranking(configured: codecite.CodeciteIndex) -> Non
     assert {n.node.metadata["source_path"] for n in ctx.nodes} == {"geokit/io.py"}
 
 
+def test_a_path_naming_one_file_returns_its_sections_past_the_per_file_cap(
+    tmp_path: Path,
+) -> None:
+    """astropy: ``query "HDUList" -k 10 --path docs/io/fits/index.rst`` gave 2 rows of a
+    file with 25 sections (two per doc file, so one page cannot crowd out the rest)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text('"""Lists."""\n')
+    (tmp_path / "docs").mkdir()
+    page = "".join(f"Part {i}\n======\n\nThe list list of part {i}.\n\n" for i in range(6))
+    (tmp_path / "docs" / "lists.rst").write_text(page)
+    (tmp_path / "docs" / "other.rst").write_text("Other\n=====\n\nA list.\n")
+    codecite.build(tmp_path)
+    index = codecite.load(tmp_path)
+    assert len(index.query("list", k=10, path="docs/lists.rst").nodes) == 6
+    capped = index.query("list", k=10, path="docs")  # a folder: the cap holds
+    assert [n.node.metadata["source_path"] for n in capped.nodes].count("docs/lists.rst") == 2
+
+
 @pytest.mark.parametrize("bad", [{"k": 0}, {"k": -3}, {"kind": "python_class"}])
 def test_bad_arguments_are_clear_errors(configured: codecite.CodeciteIndex, bad: dict) -> None:
     with pytest.raises(QueryError):
