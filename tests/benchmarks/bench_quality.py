@@ -186,7 +186,7 @@ HELD_OUT = {
     "dateparser": "dateparser-1.5.0-r42",
     "rtree": "rtree-1.4.1-r42",
     "svcs": "svcs-26.2.0-r42",
-    "automat": "automat-25.4.16-r43",  # round 43: written 2026-12-07 22:38-22:55 UTC
+    "automat": "automat-25.4.16-r43",  # round 43: written 2026-12-07 22:36-22:41 UTC
     "logbook": "logbook-1.10.1-r43",
     "mechanicalsoup": "mechanicalsoup-1.4.0-r43",
     "py_moneyed": "py-moneyed-3.0-r43",
