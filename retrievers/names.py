@@ -14,7 +14,8 @@ for that symbol's definition. ``NameTable.resolve`` finds it:
 2. each dotted path, in this order: a symbol of that full name; a public
    re-export (``attrs.define`` -> ``attr._next_gen.define``), also as the owner
    of the rest (``httpx.Client.send`` -> ``httpx._client.Client.send``); a
-   symbol whose name ends with the path (``Table.add_column``); a symbol of the
+   symbol whose name, or public name, ends with the path (``Table.add_column``;
+   ``fits.open``: astropy's ``fitsopen``, re-exported as ``astropy.io.fits.open``); a symbol of the
    package the path starts with that carries its leaf (``rich.Console``); the
    same in any case; on a variable (``stream.extra``), a symbol carrying the
    leaf; and last, what the path less its leaf names (an attribute that is no
@@ -34,7 +35,6 @@ for that symbol's definition. ``NameTable.resolve`` finds it:
 
 A word that is a member of a class the query names means that member, and the
 class, written only as its owner, is context rather than a name (docs/retrieval.md).
-
 The rows of the chosen symbols take the name factor ``b_name`` of the
 composed score (``boosts.name_factor``, docs/retrieval.md, 4).
 """
@@ -132,8 +132,10 @@ class NameTable:
                 self.mentions[symbol] = self.mentions.get(symbol, 0) + int(counts[i])
         self.aliases = {a: t for a, t in (aliases or {}).items() if t in self.rows}
         self.depth = {s: s.count(".") for s in self.rows}  # of its shortest public name
+        self.aliases_by_leaf: dict[str, list[tuple[str, str]]] = {}
         for alias, target in self.aliases.items():
             self.depth[target] = min(self.depth[target], alias.count("."))
+            self.aliases_by_leaf.setdefault(alias.rpartition(".")[2], []).append((alias, target))
         self.packages = {s.split(".", 1)[0] for s in self.rows}
         for name, pages in (documented or {}).items():  # a page defines what no code is
             code = self._path(p := name.split("."), False) or self._written_in(p)
@@ -237,15 +239,9 @@ class NameTable:
                 found.append(("path", symbol))
         alone = query.strip().strip("`").removesuffix("()")
         for word in [*sorted(code), *words]:
-            form = (
-                "alone"
-                if word == alone and (word[0].isupper() or is_compound(word))
-                else "code"
-                if word in code
-                else "compound"
-                if is_compound(word)
-                else None
-            )
+            form = "code" if word in code else "compound" if is_compound(word) else None
+            if word == alone and (word[0].isupper() or is_compound(word)):
+                form = "alone"
             public = [s for s in self.by_leaf.get(word, []) if self.info[s] == (True, True)]
             if form and public:
                 found.append((form, self._best(public)[0]))
@@ -327,6 +323,7 @@ class NameTable:
         leaf = parts[-1]
         suffix = "." + path
         ends = [s for s in self.by_leaf.get(leaf, []) if s.endswith(suffix)]
+        ends += [t for a, t in self.aliases_by_leaf.get(leaf, ()) if a.endswith(suffix)]
         if ends:
             return self._best(ends)
         if parts[0] in self.packages and len(parts) > 1:

@@ -520,3 +520,22 @@ def test_a_name_only_the_docs_define_finds_its_page(tmp_path: Path) -> None:
     assert index.query("wavekit.mean", k=1).nodes[0].node.metadata["symbol"] == (
         "wavekit.helpers.mean"
     )
+
+
+def test_a_path_ending_a_public_name_means_what_that_name_re_exports() -> None:
+    """astropy's docs write ``fits.open`` (after ``from astropy.io import fits``), a
+    re-export of ``fitsopen``: ``IERS_Auto.open`` ranked first, the name factor on any
+    ``open``; scipy users write ``optimize.minimize`` the same way."""
+    table = NameTable(
+        ["pkg.io.fits.hdulist.fitsopen", "pkg.utils.iers.IERS.open", "pkg.optimize._min.minimize"],
+        ["function", "method", "function"],
+        [True, True, True],
+        {
+            "pkg.io.fits.open": "pkg.io.fits.hdulist.fitsopen",
+            "pkg.optimize.minimize": "pkg.optimize._min.minimize",
+        },
+    )
+    assert table.resolve("how do I use fits.open on a file") == ["pkg.io.fits.hdulist.fitsopen"]
+    assert table.symbol("fits.open") == "pkg.io.fits.hdulist.fitsopen"
+    assert table.resolve("optimize.minimize with bounds") == ["pkg.optimize._min.minimize"]
+    assert table.resolve("IERS.open") == ["pkg.utils.iers.IERS.open"]  # the path it ends
