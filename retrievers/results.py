@@ -11,7 +11,7 @@ import numpy as np
 from codecite.node_parsers.schema import node_label, text_node
 
 from . import boosts
-from .render import html_table, node_row
+from .render import html_table, node_row, text_table
 
 if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore
@@ -263,6 +263,10 @@ class RetrievedContext:
                 for i, nws in enumerate(self.nodes, 1)
             ],
         }
+
+    def __str__(self) -> str:
+        """``print(ctx)``: the ranked table ``codecite query`` prints, not the fields."""
+        return text_table(self)
 
     def _repr_html_(self) -> str:
         return html_table(self)

@@ -631,6 +631,23 @@ def test_a_star_import_of_a_module_that_makes_names_at_run_time_proves_nothing(t
     assert why in result["findings"][0]["message"]
 
 
+def test_example_scripts_are_no_package_to_verify(tmp_path):
+    """scikit-learn's gallery: ``from examples.applications.plot_species... import
+    create_species_bunch`` was "verified" (no `examples/__init__.py`: it is no package an
+    installed scikit-learn has, and an answer's code must not import from it)."""
+    (tmp_path / "skpkg").mkdir()
+    (tmp_path / "skpkg" / "__init__.py").write_text('"""Kit."""\n\n\ndef fit():\n    pass\n')
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "plot_species.py").write_text("def create_bunch():\n    pass\n")
+    codecite.build(tmp_path)
+    table = codecite.load(tmp_path).symbol_table
+    assert "examples" in table.top_packages
+    code = "import examples\nfrom examples.plot_species import create_bunch\n"
+    code += "import skpkg\nskpkg.fit()\n"
+    result = validate_generated_code(code, table)
+    assert result["checked"] == ["skpkg", "skpkg.fit"] and result["errors"] == []
+
+
 def test_new_is_the_constructor_without_init_and_a_private_base_is_known(tmp_path):
     """sympy's ``Symbol`` takes its arguments in ``__new__``; peewee's ``SqliteDatabase``
     inherits from a private class: both are checked as Python would run them."""

@@ -28,6 +28,7 @@ import logging
 from collections.abc import Iterable
 from typing import Protocol
 
+from codecite.config.model import DEFAULT_DOC_DIRS, DEFAULT_EXAMPLE_DIRS
 from codecite.store.symbols import SymbolTable
 from codecite.validation.calls import CallShape, bind_problems
 from codecite.validation.findings import ERROR, WARNING, Finding, ValidationReport, build_report
@@ -333,8 +334,9 @@ def _table_of(index: SymbolTable | HasSymbolTable | None) -> SymbolTable | None:
 
 
 def _packages(package: str | Iterable[str] | None, table: SymbolTable | None) -> set[str]:
-    if package is None:
-        return table.top_packages if table is not None else set()
+    if package is None:  # an `examples/` or `docs/` folder holds scripts, no package to import
+        scripts = {*DEFAULT_DOC_DIRS, *DEFAULT_EXAMPLE_DIRS}
+        return {p for p in table.top_packages if p not in scripts} if table else set()
     names = [package] if isinstance(package, str) else list(package)
     return {n.split(".", 1)[0] for n in names}
 

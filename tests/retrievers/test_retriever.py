@@ -227,3 +227,13 @@ def test_retrievers_of_one_index_share_its_node_vectors(configured: codecite.Cod
     assert neutral._arrays is not first._arrays
     assert set(neutral._arrays.priority.tolist()) == {1.0}
     assert set(first._arrays.priority.tolist()) != {1.0}
+
+
+def test_printing_a_context_prints_the_ranked_table(configured: codecite.CodeciteIndex) -> None:
+    """``print(ctx)`` printed a 3 KB dump of the dataclass's fields."""
+    from codecite.retrievers.render import text_table
+
+    ctx = configured.query("static shift", k=3)
+    assert str(ctx) == text_table(ctx) and str(ctx).splitlines()[0].split()[:2] == ["#", "score"]
+    assert len(str(ctx).splitlines()) == 1 + len(ctx.nodes)
+    assert repr(ctx).startswith("RetrievedContext(query='static shift'")  # the fields still
