@@ -65,7 +65,7 @@ def read_text(file: CorpusFile, warnings: list[str]) -> str:
     does not, and every node of such a file was cited at line 1. Offsets do not move.
     """
     data = file.content()
-    encoding = _declared_encoding(data) if file.rel.endswith((".py", ".pyi")) else "utf-8"
+    encoding = source_encoding(data, file.rel)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError:
@@ -78,8 +78,11 @@ def read_text(file: CorpusFile, warnings: list[str]) -> str:
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
-def _declared_encoding(data: bytes) -> str:
-    """The encoding a PEP 263 line declares (a known codec), else UTF-8."""
+def source_encoding(data: bytes, rel: str) -> str:
+    """How the build decodes the file at ``rel``: a Python file by the encoding its PEP 263
+    line declares (a known codec), everything else and an undeclared file as UTF-8."""
+    if not rel.endswith((".py", ".pyi")):
+        return "utf-8"
     for line in data.split(b"\n", 2)[:2]:
         if found := _CODING.match(line):
             try:

@@ -21,6 +21,7 @@ from codecite.answers.absent import owner_names
 from codecite.answers.context import without_admonitions
 from codecite.answers.session import Session
 from codecite.errors import CodeciteError
+from codecite.node_parsers.dispatch import source_encoding
 from codecite.node_parsers.doc_lines import source_lines
 from codecite.node_parsers.schema import citation, node_label
 from codecite.node_parsers.signatures import shown_param, without_doc
@@ -320,7 +321,8 @@ def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str,
         data = read_regular_file(root / path, root=root, limit=MAX_READ_BYTES)
     except (OSError, UnsafeFileError) as exc:
         raise ToolInputError(f"'{path}' cannot be read now ({exc}); rebuild the index") from exc
-    lines = source_lines(data.decode("utf-8", errors="replace"))  # numbered as the build did
+    text = data.decode(source_encoding(data, path), errors="replace")  # as the build did
+    lines = source_lines(text)  # numbered as the build did
     if start > len(lines):
         raise ToolInputError(
             f"'{path}' has {len(lines)} lines; lines {start}-{end} are past its end"

@@ -447,6 +447,20 @@ def test_lookup_symbol_finds_a_class_attribute_that_is_no_node(tmp_path: Path) -
     assert past["end_line"] == past["file_lines"] == 17 and past["truncated"] is False
 
 
+def test_read_decodes_a_file_as_the_build_did(tmp_path: Path) -> None:
+    """A ``# -*- coding: latin-1 -*-`` module: the build reads `café`; ``read`` showed
+    ``caf\ufffd``, as if the file were broken."""
+    from codecite.server.resident import ResidentIndex
+    from codecite.server.tools import read
+
+    (tmp_path / "oldkit").mkdir()
+    (tmp_path / "oldkit" / "__init__.py").write_bytes(
+        b'# -*- coding: latin-1 -*-\n"""Old kit."""\n\nNAME = "caf\xe9"\n'
+    )
+    build(tmp_path)
+    assert read(ResidentIndex(tmp_path), "oldkit/__init__.py:4-4")["text"] == 'NAME = "caf\xe9"'
+
+
 def test_lookup_symbol_summary_skips_an_opening_admonition(tmp_path: Path) -> None:
     """pydantic's docstrings open with ``!!! abstract "Usage Documentation"`` and a link:
     36 central symbols had that markup as their summary."""
