@@ -60,6 +60,9 @@ def absent_names(index: Any, query: str) -> list[str]:
                         f"`{path}` is not in the indexed package: {ref.reason}", ref.suggestions
                     )
                 )
+            elif ref.kind is RefKind.OPAQUE and ref.canonical and ref.canonical != path:
+                # sqlmodel's `create_engine` is SQLAlchemy's: the answer is about something else
+                notes.append(f"`{path}` is `{ref.canonical}`, from a package outside the index")
     return notes
 
 

@@ -4,6 +4,8 @@ exactly, or pastes a message its code raises, is about this corpus
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import codecite
@@ -234,3 +236,19 @@ def test_a_typo_in_a_module_with_getattr_is_noted_though_not_provably_absent(
     notes = index.ask("how do I use fieldkit.Feild").metadata["absent_names"]
     assert notes == ["the index has no name `Feild` in `fieldkit` (did you mean `Field`?)"]
     assert index.ask("how do I use fieldkit.Zzzzz").metadata["absent_names"] == []
+
+
+def test_a_name_from_a_package_outside_the_index_is_said_so(tmp_path: Path) -> None:
+    """``ask "sqlmodel.create_engine"`` answered with the ``SQLModel`` card: the name is
+    SQLAlchemy's, re-exported; the answer says so first (as MCP ``lookup_symbol`` does)."""
+    (tmp_path / "ormkit").mkdir()
+    (tmp_path / "ormkit" / "__init__.py").write_text(
+        '"""Models over SQL."""\n\nfrom sqlalchemy import create_engine\n\n\n'
+        'class Model:\n    """A table model; make an engine with create_engine."""\n'
+    )
+    codecite.build(tmp_path)
+    answer = codecite.load(tmp_path).ask("how do I call ormkit.create_engine")
+    assert answer.metadata["absent_names"] == [
+        "`ormkit.create_engine` is `sqlalchemy.create_engine`, from a package outside the index"
+    ]
+    assert "\n\nNote: `ormkit.create_engine` is `sqlalchemy.create_engine`" in str(answer)
