@@ -168,7 +168,9 @@ class _Walker:
         ) or name.endswith(EXCLUDED_DIR_SUFFIXES):
             return True  # a subpackage keeps its name: pip._internal.operations.build is code
         hidden = name.startswith(".") and name != "."  # fastapi's `.agents/` of Markdown
-        if hidden or name in VENDORED_DIRS:
+        # astropy's `docs/changes/extern/` holds changelog notes, no copied-in code
+        vendored = name in VENDORED_DIRS and self.rel(path).split("/")[0] not in DEFAULT_DOC_DIRS
+        if hidden or vendored:
             if not any(r == real or r.startswith(real + os.sep) for r in self.roots_real):
                 reason = SkipReason.HIDDEN if hidden else SkipReason.VENDORED
                 self.skip(self.rel(path) + "/", reason)  # not a root of its own

@@ -367,3 +367,13 @@ def test_a_hidden_folder_named_as_a_root_is_indexed_and_not_listed(tmp_path: Pat
     report = codecite.build(root)
     assert "geokit/.agents/skill.md" in records_by_file(root)
     assert not any("geokit/.agents" in p for paths in report.skipped.values() for p in paths)
+
+
+def test_a_docs_folder_named_like_vendored_code_is_indexed(tmp_path: Path) -> None:
+    """astropy's `docs/changes/extern/` (changelog notes) was skipped as "vendored
+    third-party code"; a docs folder vendors nothing."""
+    root = copy_sample(tmp_path / "repo")
+    _write("docs/changes/extern/1234.rst", "Fixes\n=====\n\nFixed the parser.\n")(root)
+    report = codecite.build(root)
+    assert "docs/changes/extern/1234.rst" in records_by_file(root)
+    assert not any("extern" in p for paths in report.skipped.values() for p in paths)
