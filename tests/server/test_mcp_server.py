@@ -320,24 +320,32 @@ def test_lookup_symbol_suggests_inherited_members_and_only_real_names(tmp_path: 
     assert near[0] == "fitkit.Field" and "fitkit.rebuild" not in near
 
 
+def _served(root: Path, files: dict[str, str | bytes]) -> Any:
+    """A repository of ``files`` (path -> source), built, as the MCP server holds it."""
+    from codecite.server.resident import ResidentIndex
+
+    for rel, source in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(source if isinstance(source, bytes) else source.encode())
+    build(root)
+    return ResidentIndex(root)
+
+
 def test_lookup_symbol_suggests_through_star_imports_and_for_a_bare_name(tmp_path: Path) -> None:
     """sunpy's ``sunpy.time.parse_tme`` (``sunpy/time/__init__.py`` star-imports the module
     defining ``parse_time``) and a bare ``train_test_splt`` had no suggestion at all."""
-    from codecite.server.resident import ResidentIndex
     from codecite.server.tools import lookup_symbol
 
-    (tmp_path / "timekit" / "_impl").mkdir(parents=True)
-    (tmp_path / "timekit" / "_impl" / "__init__.py").write_text("")
-    (tmp_path / "timekit" / "_impl" / "parse.py").write_text(
-        'def parse_time(text):\n    """Parse a time."""\n\n\n'
-        'def is_time(value):\n    """Is it a time?"""\n'
+    resident = _served(
+        tmp_path,
+        {
+            "timekit/_impl/__init__.py": "",
+            "timekit/_impl/parse.py": 'def parse_time(text):\n    """Parse a time."""\n\n\n'
+            'def is_time(value):\n    """Is it a time?"""\n',
+            "timekit/__init__.py": "from timekit._impl.parse import *\n",
+            "timekit/clock.py": '"""Clocks."""\n\nfrom timekit._impl.parse import parse_time\n',
+        },
     )
-    (tmp_path / "timekit" / "__init__.py").write_text("from timekit._impl.parse import *\n")
-    (tmp_path / "timekit" / "clock.py").write_text(
-        '"""Clocks."""\n\nfrom timekit._impl.parse import parse_time\n'
-    )
-    build(tmp_path)
-    resident = ResidentIndex(tmp_path)
     assert lookup_symbol(resident, "timekit.parse_tme")["did_you_mean"] == [
         "timekit.parse_time",
         "timekit.is_time",
@@ -354,20 +362,17 @@ def test_lookup_symbol_suggests_through_star_imports_and_for_a_bare_name(tmp_pat
 def test_lookup_symbol_says_when_a_name_comes_from_outside_the_index(tmp_path: Path) -> None:
     """fastapi's ``fastapi.Request`` (Starlette's) and ``FastAPI.add_middleware`` (inherited
     from Starlette) were plain ``found: false``, as if they did not exist."""
-    from codecite.server.resident import ResidentIndex
     from codecite.server.tools import lookup_symbol
 
-    (tmp_path / "webkit").mkdir()
-    (tmp_path / "webkit" / "app.py").write_text(
-        "from starlette.applications import Starlette\n\n\n"
-        'class App(Starlette):\n    """An app."""\n\n'
-        '    def get(self, path):\n        """Route a GET."""\n'
+    resident = _served(
+        tmp_path,
+        {
+            "webkit/app.py": "from starlette.applications import Starlette\n\n\n"
+            'class App(Starlette):\n    """An app."""\n\n'
+            '    def get(self, path):\n        """Route a GET."""\n',
+            "webkit/__init__.py": "from starlette.requests import Request\nfrom .app import App\n",
+        },
     )
-    (tmp_path / "webkit" / "__init__.py").write_text(
-        "from starlette.requests import Request\n\nfrom .app import App\n"
-    )
-    build(tmp_path)
-    resident = ResidentIndex(tmp_path)
     request = lookup_symbol(resident, "webkit.Request")
     assert request["found"] is False and request["did_you_mean"] == []
     assert request["outside_index"] == "starlette.requests.Request"
@@ -383,23 +388,20 @@ def test_lookup_symbol_says_when_a_name_comes_from_outside_the_index(tmp_path: P
 def test_lookup_symbol_reads_members_through_a_module_level_instance(tmp_path: Path) -> None:
     """sunpy's ``Fido = UnifiedDownloaderFactory(...)``: ``sunpy.net.Fido.fetch`` was
     ``found: false`` (suggesting other clients' ``fetch``), ``sunpy.map.Map`` had no summary."""
-    from codecite.server.resident import ResidentIndex
     from codecite.server.tools import lookup_symbol
 
-    (tmp_path / "sunkit").mkdir()
-    (tmp_path / "sunkit" / "base.py").write_text(
-        'class Downloader:\n    """Downloads."""\n\n'
-        '    def fetch(self, *results):\n        """Download the records."""\n'
+    resident = _served(
+        tmp_path,
+        {
+            "sunkit/base.py": 'class Downloader:\n    """Downloads."""\n\n'
+            '    def fetch(self, *results):\n        """Download the records."""\n',
+            "sunkit/factory.py": "from .base import Downloader\n\n\n"
+            'class Factory(Downloader):\n    """A unified search and download tool."""\n\n'
+            '    def search(self, *query):\n        """Search every client."""\n\n\n'
+            "Fido = Factory(registry={})\n",
+            "sunkit/__init__.py": "from .factory import Fido\n",
+        },
     )
-    (tmp_path / "sunkit" / "factory.py").write_text(
-        "from .base import Downloader\n\n\n"
-        'class Factory(Downloader):\n    """A unified search and download tool."""\n\n'
-        '    def search(self, *query):\n        """Search every client."""\n\n\n'
-        "Fido = Factory(registry={})\n"
-    )
-    (tmp_path / "sunkit" / "__init__.py").write_text("from .factory import Fido\n")
-    build(tmp_path)
-    resident = ResidentIndex(tmp_path)
     fetch = lookup_symbol(resident, "sunkit.Fido.fetch")  # inherited by the class
     assert fetch["found"] and fetch["symbol"] == "sunkit.base.Downloader.fetch"
     assert fetch["instance_of"] == "sunkit.factory.Factory"
@@ -415,20 +417,19 @@ def test_lookup_symbol_finds_a_class_attribute_that_is_no_node(tmp_path: Path) -
     """sqlmodel's ``SQLModel.metadata`` (``metadata: ClassVar[MetaData]``) and typer's
     ``Typer.registered_commands`` (set on ``self``) were ``found: false``: an agent would
     conclude that what every tutorial uses does not exist."""
-    from codecite.server.resident import ResidentIndex
-    from codecite.server.tools import lookup_symbol
+    from codecite.server.tools import lookup_symbol, read
 
-    (tmp_path / "ormkit").mkdir()
-    (tmp_path / "ormkit" / "main.py").write_text(
-        "from typing import ClassVar\n\n\n"
-        'class Model:\n    """A table model."""\n\n    metadata: ClassVar[dict] = {}\n\n'
-        "    def __init__(self):\n        self.registered = []\n\n"
-        '    def save(self):\n        """Save it."""\n\n\n'
-        'class Hero(Model):\n    """A hero."""\n'
+    resident = _served(
+        tmp_path,
+        {
+            "ormkit/main.py": "from typing import ClassVar\n\n\n"
+            'class Model:\n    """A table model."""\n\n    metadata: ClassVar[dict] = {}\n\n'
+            "    def __init__(self):\n        self.registered = []\n\n"
+            '    def save(self):\n        """Save it."""\n\n\n'
+            'class Hero(Model):\n    """A hero."""\n',
+            "ormkit/__init__.py": "from .main import Hero, Model\n",
+        },
     )
-    (tmp_path / "ormkit" / "__init__.py").write_text("from .main import Hero, Model\n")
-    build(tmp_path)
-    resident = ResidentIndex(tmp_path)
     metadata = lookup_symbol(resident, "ormkit.Hero.metadata")  # inherited
     assert metadata["found"] and metadata["kind"] == "attribute"
     assert metadata["symbol"] == "ormkit.main.Model.metadata"
@@ -441,8 +442,6 @@ def test_lookup_symbol_finds_a_class_attribute_that_is_no_node(tmp_path: Path) -
         "ormkit.Model.registered"
     )
     assert lookup_symbol(resident, "ormkit.Model.save")["kind"] == "python_method"
-    from codecite.server.tools import read
-
     past = read(resident, "ormkit/main.py:10-999")  # a range ending past the file says so
     assert past["end_line"] == past["file_lines"] == 17 and past["truncated"] is False
 
@@ -450,15 +449,11 @@ def test_lookup_symbol_finds_a_class_attribute_that_is_no_node(tmp_path: Path) -
 def test_read_decodes_a_file_as_the_build_did(tmp_path: Path) -> None:
     """A ``# -*- coding: latin-1 -*-`` module: the build reads `café`; ``read`` showed
     ``caf\ufffd``, as if the file were broken."""
-    from codecite.server.resident import ResidentIndex
     from codecite.server.tools import read
 
-    (tmp_path / "oldkit").mkdir()
-    (tmp_path / "oldkit" / "__init__.py").write_bytes(
-        b'# -*- coding: latin-1 -*-\n"""Old kit."""\n\nNAME = "caf\xe9"\n'
-    )
-    build(tmp_path)
-    assert read(ResidentIndex(tmp_path), "oldkit/__init__.py:4-4")["text"] == 'NAME = "caf\xe9"'
+    latin = b'# -*- coding: latin-1 -*-\n"""Old kit."""\n\nNAME = "caf\xe9"\n'
+    resident = _served(tmp_path, {"oldkit/__init__.py": latin})
+    assert read(resident, "oldkit/__init__.py:4-4")["text"] == 'NAME = "caf\xe9"'
 
 
 def test_lookup_symbol_summary_skips_an_opening_admonition(tmp_path: Path) -> None:
