@@ -39,6 +39,9 @@ _LEADING = re.compile(rf"^\s*(?:(?:{'|'.join(LEAD_IN_WORDS)})\b[\s,]*)+", re.I)
 _ACTION_REF = re.compile(r"\b(?:it|that|this|same|again|the same)\b", re.I)
 _OTHER = re.compile(r"\bthe other(?: one)?\b", re.I)
 _ITS = re.compile(r"\bits\s+(\w+(?:\s+\w+)?)", re.I)
+_ITS_MEMBER = re.compile(  # "its invoke method": a member of the symbol, by its name
+    r"\bits\s+([A-Za-z_]\w*)\s+(?:method|attribute|property|classmethod|function)\b", re.I
+)
 _PRONOUN = re.compile(r"\b(?:it|that|this|them|that one|this one)\b", re.I)
 
 
@@ -143,6 +146,9 @@ def _rewrite_pronoun(query: str, session: Session) -> str | None:
     if symbol is None or not short or not (_ITS.search(query) or _PRONOUN.search(query)):
         return None
     text = _LEADING.sub("", query)
+    if _ITS_MEMBER.search(text):  # "what about its invoke method?" -> "what is f.invoke?"
+        text = _ITS_MEMBER.sub(lambda m: f"{symbol}.{m.group(1)}", text)
+        return re.sub(r"^\s*(?:what|how) about\b", "what is", text, flags=re.I)
     if _ITS.search(text):  # "what about its parameters?" -> "what are the parameters of f?"
         text = _ITS.sub(lambda m: f"the {m.group(1)} of {symbol}", text)
         return re.sub(r"^\s*(?:what|how) about\b", "what are", text, flags=re.I)

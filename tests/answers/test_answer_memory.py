@@ -116,6 +116,21 @@ def test_rewrite_rules_unit() -> None:
         == "what are the parameters of geokit.a.estimate_ss_ama?"
     )
     assert rewrite_followup("do it again", s, REG).standalone == "correct static shift on L22"
+    on_class = _session(
+        Turn(
+            "what is StaticShiftAgent",
+            "what is StaticShiftAgent",
+            "question",
+            "offline_answer",
+            symbols=("geokit.a.StaticShiftAgent",),
+        )
+    )
+    for asked in ("what about its run method?", "how about its run method"):  # the member, by name
+        rewrite = rewrite_followup(asked, on_class, REG)
+        assert (rewrite.rule, rewrite.standalone.rstrip("?")) == (
+            "pronoun",
+            "what is geokit.a.StaticShiftAgent.run",
+        )
     assert (
         rewrite_followup("and the other one?", s, REG).standalone
         == "correct static shift on L22 with geokit.a.StaticShiftAgent"
