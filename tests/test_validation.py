@@ -604,6 +604,41 @@ def test_an_instance_of_a_class_with_getattr_may_have_any_attribute(tmp_path):
     ]
 
 
+def test_class_keywords_and_an_indexed_metaclass_leave_instance_members_known(tmp_path):
+    """textual: ``App().push_screan()`` passed as ok, because its ``MessagePump`` base names
+    a metaclass of textual's own and widgets pass class keywords (``can_focus=True``);
+    neither adds members to instances. What the class object gets from its metaclass
+    (its ``__getattr__`` too) stays unchecked, and so does a metaclass outside the index."""
+    table = package_table(
+        tmp_path,
+        {
+            "tx/__init__.py": "from .m import App, Widget, Loose, Remote\n",
+            "tx/m.py": (
+                "import enum\n\n"
+                "class _Meta(type):\n    pass\n\n\n"
+                "class _Dyn(type):\n    def __getattr__(cls, name):\n        return name\n\n\n"
+                "class Pump(metaclass=_Meta):\n    def post(self):\n        pass\n\n\n"
+                "class Widget(Pump, can_focus=True):\n    def focus(self):\n        pass\n\n\n"
+                "class App(Widget, inherit_bindings=False):\n"
+                "    def push_screen(self):\n        pass\n\n\n"
+                "class Loose(metaclass=enum.EnumMeta):\n    def close(self):\n        pass\n\n\n"
+                "class Remote(metaclass=_Dyn):\n    def close(self):\n        pass\n"
+            ),
+        },
+    )
+    code = (
+        "from tx import App, Widget, Loose, Remote\n"
+        "app = App()\napp.push_screen()\napp.focus()\napp.post()\napp.push_screan()\n"
+        "Widget().focuss()\nApp.create()\nLoose().closee()\nRemote.anything()\n"
+        "Remote().closee()\n"
+    )
+    assert validate_generated_code(code, table)["errors"] == [
+        "'tx.App' object has no attribute 'push_screan' (did you mean `push_screen`?)",
+        "'tx.Widget' object has no attribute 'focuss' (did you mean `focus`?)",
+        "'tx.Remote' object has no attribute 'closee' (did you mean `close`?)",
+    ]
+
+
 def test_a_star_import_of_a_module_that_makes_names_at_run_time_proves_nothing(tmp_path):
     """astropy.units does ``from .si import *``; si makes its units with ``def_unit(...,
     namespace=globals())``: ``u.deg`` was an error (exit 1) and ``u.m`` suggested a name from

@@ -12,8 +12,7 @@ docs/validation.md.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -24,6 +23,7 @@ from codecite.validation.calls import (
     callable_signature,
     class_signature,
 )
+from codecite.validation.refs import OPAQUE, Ref, RefKind
 from codecite.validation.suggestions import did_you_mean, suggest
 
 MAX_REEXPORT_DEPTH = 30  # re-exports followed before a chain is called a cycle
@@ -33,37 +33,6 @@ EMPTY_BASES = frozenset({"object", "abc.ABC", "typing.Generic", "typing.Protocol
 EMPTY_METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta", "type"})
 
 
-class RefKind(str, Enum):
-    """What a name in the script refers to, as far as the table can tell."""
-
-    MODULE = "module"
-    CLASS = "class"
-    CALLABLE = "callable"
-    VALUE = "value"
-    INSTANCE = "instance"
-    OPAQUE = "opaque"  # outside the checked packages, or not worth checking
-    UNKNOWN = "unknown"  # in the package, but not provable either way: a warning
-    ABSENT = "absent"  # provably missing: an error
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A resolved name: ``display`` as the script uses it, ``canonical`` where it is defined."""
-
-    kind: RefKind
-    display: str
-    canonical: str | None = None
-    reason: str = ""  # UNKNOWN: why; ABSENT: the message
-    suggestions: tuple[str, ...] = ()
-    via: str = ""  # CALLABLE members: "instance" or "class"
-    probe: tuple[str, str] | None = None  # (module, name) an import check can try
-
-    @property
-    def found(self) -> bool:
-        return self.kind not in (RefKind.OPAQUE, RefKind.UNKNOWN, RefKind.ABSENT)
-
-
-OPAQUE = Ref(RefKind.OPAQUE, "")
 _REF_KINDS = {"class": RefKind.CLASS, "function": RefKind.CALLABLE, "method": RefKind.CALLABLE}
 _REF_KINDS |= {"staticmethod": RefKind.CALLABLE, "classmethod": RefKind.CALLABLE}
 _NAMESPACES: dict[tuple[int, frozenset[str]], Namespace] = {}  # the last few tables
@@ -313,6 +282,8 @@ class Namespace:
         # only a *called* public name on a fully known class is provably absent.
         if name.startswith("_") or not complete or not called:
             return OPAQUE
+        if owner.kind is not RefKind.INSTANCE and self._metaclass(owner.canonical or ""):
+            return OPAQUE  # the class object also has what its metaclass defines
         what = (
             f"'{owner.display}' object" if owner.kind is RefKind.INSTANCE else f"'{owner.display}'"
         )
@@ -359,11 +330,32 @@ class Namespace:
                 out.append(base)
         return out
 
+    def _metaclass(self, cls: str, depth: int = 0) -> bool:
+        """Does ``cls``, or an in-package base, name a metaclass other than ``type``?"""
+        entry = self.table.symbols.get(cls) or self.table.private_class(cls) or {}
+        if any(_metaclass_of(b) not in ("", *EMPTY_METACLASSES) for b in entry.get("bases") or []):
+            return True
+        bases = self.bases_of(cls) or [] if depth <= MAX_BASE_DEPTH else []
+        return any(self._metaclass(b, depth + 1) for b in bases)
+
     def _base(self, module: str, text: str) -> str | None:
-        """A base's canonical class, ``""`` for one adding nothing, None if unknown."""
+        """A base's canonical class, ``""`` for one adding nothing, None if unknown.
+
+        A class keyword (textual's ``can_focus=True``) goes to ``__init_subclass__``
+        and adds nothing; a metaclass adds nothing to instances when it is ``type``,
+        ``ABCMeta`` or an indexed class (static checkers read it so too); what it adds to
+        the class object, its ``__getattr__`` included, is left unchecked (``_metaclass``).
+        """
         if "=" in text:
-            key, _, value = text.partition("=")
-            return "" if key.strip() == "metaclass" and value.strip() in EMPTY_METACLASSES else None
+            meta = _metaclass_of(text)
+            if not meta or meta in EMPTY_METACLASSES:
+                return ""
+            found = self.member(Ref(RefKind.MODULE, module, module), meta.split(".")[0])
+            for part in meta.split(".")[1:]:
+                found = self.member(found, part)
+            cls = found.canonical or ""
+            known = cls in self.table.symbols or self.table.private_class(cls)
+            return "" if found.kind is RefKind.CLASS and known else None
         text = text.split("[", 1)[0].strip()
         if text == "object":
             return ""
@@ -396,3 +388,9 @@ class Namespace:
         if kind == "method" and ref.via == "class":
             return None
         return callable_signature(entry, drop_first=kind in ("method", "classmethod"))
+
+
+def _metaclass_of(base: str) -> str:
+    """The metaclass a written base names (``metaclass=Meta``), ``""`` for none."""
+    key, eq, value = base.partition("=")
+    return value.strip() if eq and key.strip() == "metaclass" else ""
