@@ -140,13 +140,14 @@ def lookup_symbol(resident: ResidentIndex, name: str) -> dict[str, Any]:
     node = next((n for n in nodes if n.metadata.get("kind") != "module_doc"), nodes[0])
     node_symbol = node.metadata.get("symbol") or symbol
     alias = _alias_target(index, node.metadata)
+    held = None if alias is not None else _instance_class(index, node_symbol)
     if alias is not None:  # `ib = attr = attrib`: the definition, with its signature
         symbol, node = alias
-    elif held := _instance_class(index, node_symbol):  # `Map = MapFactory()`: its class's doc
+    elif held:  # `Map = MapFactory()`: its class's doc
         via = {"instance_of": held}
     meta = node.metadata
     doc = (meta.get("docstring") or "").strip()
-    if not doc and "instance_of" in via and (made := index.symbol_nodes(via["instance_of"])):
+    if not doc and held and (made := index.symbol_nodes(held)):  # not a member's (`.login`)
         doc = (made[0].metadata.get("docstring") or "").strip()
     return {
         "name": name,
@@ -172,6 +173,7 @@ def _attribute(index: Any, wanted: str) -> dict[str, Any] | None:
     ``self.registered_commands = []``), inherited ones too; None if ``wanted`` is none."""
     owner, _, leaf = wanted.rpartition(".")
     cls = index.resolve_symbol(owner) if owner else None
+    cls = _instance_class(index, cls) or cls  # `Vizier.ROW_LIMIT`: what `Vizier` holds
     made = index.symbol_nodes(cls) if cls else []
     if cls is None or not made or made[0].metadata.get("symbol_type") != "class":
         return None

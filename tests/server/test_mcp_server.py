@@ -397,7 +397,9 @@ def test_lookup_symbol_reads_members_through_a_module_level_instance(tmp_path: P
             '    def fetch(self, *results):\n        """Download the records."""\n',
             "sunkit/factory.py": "from .base import Downloader\n\n\n"
             'class Factory(Downloader):\n    """A unified search and download tool."""\n\n'
-            '    def search(self, *query):\n        """Search every client."""\n\n\n'
+            "    ROW_LIMIT: int = 50\n\n"
+            '    def search(self, *query):\n        """Search every client."""\n\n'
+            "    def close(self):\n        pass\n\n\n"
             "Fido = Factory(registry={})\n",
             "sunkit/__init__.py": "from .factory import Fido\n",
         },
@@ -411,6 +413,12 @@ def test_lookup_symbol_reads_members_through_a_module_level_instance(tmp_path: P
     )
     assert fido["summary"] == "A unified search and download tool."
     assert lookup_symbol(resident, "sunkit.Fido.serch")["did_you_mean"][0] == "sunkit.Fido.search"
+    # astroquery: a member without a docstring has no summary, not its holder's class's
+    # (`Observations.login` read "MAST Observations query class.")
+    assert lookup_symbol(resident, "sunkit.Fido.close")["summary"] == ""
+    # an attribute of what the instance holds (`Vizier.ROW_LIMIT`) was found: false
+    limit = lookup_symbol(resident, "sunkit.Fido.ROW_LIMIT")
+    assert limit["found"] and limit["symbol"] == "sunkit.factory.Factory.ROW_LIMIT"
 
 
 def test_lookup_symbol_finds_a_class_attribute_that_is_no_node(tmp_path: Path) -> None:
