@@ -253,3 +253,29 @@ def test_a_name_only_a_stub_beside_the_module_binds_is_a_warning(stub_tree):
     assert result["errors"] == ["'lazypkg.io' has no attribute or submodule 'ghost'"]
     [warning] = result["warnings"]
     assert "'lazypkg.io' has it only in its type stub" in warning
+
+
+def test_an_unreadable_module_getattr_still_suggests_the_close_names_it_lists(tmp_path):
+    """textual.widgets lists its widgets in ``__all__`` and loads them in a ``__getattr__``
+    behind a cache ``try``: ``from textual.widgets import Footr`` was a warning with no
+    suggestion, while MCP ``lookup_symbol`` suggested ``Footer``."""
+    from test_validation import package_table
+
+    table = package_table(
+        tmp_path,
+        {
+            "txw/__init__.py": (
+                '__all__ = ["Footer", "Button"]\n_CACHE = {}\n\n\n'
+                "def __getattr__(name):\n    try:\n        return _CACHE[name]\n"
+                "    except KeyError:\n        pass\n"
+                "    if name not in __all__:\n        raise AttributeError(name)\n"
+                "    return _load(name)\n"
+            ),
+        },
+    )
+    warnings = validate_generated_code("from txw import Footr, Zebra\n", table)["warnings"]
+    unread = "'txw' defines a module __getattr__ that cannot be read statically"
+    assert warnings == [
+        f"'txw.Footr' cannot be verified statically: {unread} (did you mean `Footer`?)",
+        f"'txw.Zebra' cannot be verified statically: {unread}",
+    ]

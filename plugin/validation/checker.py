@@ -98,14 +98,10 @@ class _Checker(ast.NodeVisitor):
             guarded = is_import and self.guarded > 0
             message = with_hint(ref.reason, ref.suggestions) + (GUARD_NOTE if guarded else "")
             self.add(line, WARNING if guarded else ERROR, ref.display, message, ref.suggestions)
-        elif ref.kind is RefKind.UNKNOWN:
-            self.add(
-                line,
-                WARNING,
-                ref.display,
-                f"'{ref.display}' cannot be verified statically: {ref.reason}",
-                probe=ref.probe,
-            )
+        elif ref.kind is RefKind.UNKNOWN:  # with the close names it could mean (`Footr`)
+            why = f"'{ref.display}' cannot be verified statically: {ref.reason}"
+            hint = with_hint(why, ref.suggestions)
+            self.add(line, WARNING, ref.display, hint, ref.suggestions, ref.probe)
         elif ref.found and ref.display not in self.checked:
             self.checked.append(ref.display)
 

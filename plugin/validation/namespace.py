@@ -190,7 +190,9 @@ class Namespace:
         if ns.get("has_getattr") and (name in lazily.get("names", ()) or not lazily.get("closed")):
             why = "answers it at run time" if lazily else "cannot be read statically"
             reason = f"'{owner.display}' defines a module __getattr__ that {why}"
-            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=reason)
+            known = self.table.names_in(module) | {*(ns.get("all") or ()), *lazily.get("names", ())}
+            near = () if name in known else did_you_mean(name, known)  # `Footr`: `Footer`
+            return Ref(RefKind.UNKNOWN, display, probe=probe, reason=reason, suggestions=near)
         how = ns.get("adds_names")  # `globals().update(...)`: nilearn.plotting.cm's colormaps
         if how or name in ns.get("stub_names", ()):  # loguru's Logger: in __init__.pyi only
             reason = f"adds names at run time ({how})" if how else "has it only in its type stub"
