@@ -639,6 +639,33 @@ def test_class_keywords_and_an_indexed_metaclass_leave_instance_members_known(tm
     ]
 
 
+def test_a_class_decorator_may_add_members_so_none_is_claimed_missing(tmp_path):
+    """astroquery's ``@async_to_sync`` makes ``query_region`` from ``query_region_async`` at
+    run time: ``Vizier.query_region(...)``, the documented call, must not be an error."""
+    table = package_table(
+        tmp_path,
+        {
+            "aq/__init__.py": "from .core import Vizier, VizierClass\n",
+            "aq/core.py": (
+                "def async_to_sync(cls):\n    return cls\n\n\n"
+                "class Base(metaclass=_Meta):\n    pass\n\n\n"
+                "class _Meta(type):\n    pass\n\n\n"
+                "@async_to_sync\nclass VizierClass(Base):\n"
+                "    def query_region_async(self, coords):\n        pass\n\n\n"
+                "@dataclass\nclass Plain(Base):\n    def run(self):\n        pass\n\n\n"
+                "Vizier = VizierClass()\n"
+            ),
+        },
+    )
+    code = (
+        "from aq import Vizier, VizierClass\nfrom aq.core import Plain\n"
+        "Vizier.query_region('m31')\nVizierClass().query_object('m31')\nPlain().runn()\n"
+    )
+    assert validate_generated_code(code, table)["errors"] == [
+        "'aq.core.Plain' object has no attribute 'runn' (did you mean `run`?)"
+    ]
+
+
 def test_a_star_import_of_a_module_that_makes_names_at_run_time_proves_nothing(tmp_path):
     """astropy.units does ``from .si import *``; si makes its units with ``def_unit(...,
     namespace=globals())``: ``u.deg`` was an error (exit 1) and ``u.m`` suggested a name from

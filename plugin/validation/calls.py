@@ -21,6 +21,14 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 from typing import Any
 
+from codecite.node_parsers.dataclass_fields import (
+    DATACLASS_DECORATORS,
+    INIT_FALSE,
+    dataclass_decorator,
+    decorator_name,
+    own_field_params,
+)
+
 MAX_BASE_DEPTH = 12  # base classes climbed for inherited members or a constructor
 POSITIONAL_KINDS = ("positional_only", "positional_or_keyword")
 # Decorators known to keep a function's signature as written.
@@ -54,23 +62,6 @@ _DOCSTRING_DECORATOR = re.compile(
     re.IGNORECASE,
 )
 OVERLOAD_DECORATORS = frozenset({"overload", "typing.overload", "typing_extensions.overload"})
-DATACLASS_DECORATORS = frozenset(
-    {
-        "dataclass",
-        "dataclasses.dataclass",
-        "attr.s",
-        "attr.attrs",
-        "attr.define",
-        "attr.frozen",
-        "attr.mutable",
-        "attrs.define",
-        "attrs.frozen",
-        "attrs.mutable",
-        "define",
-        "frozen",
-        "mutable",
-    }
-)
 SAFE_CLASS_DECORATORS = frozenset(
     {
         "final",
@@ -81,13 +72,6 @@ SAFE_CLASS_DECORATORS = frozenset(
         "typing.runtime_checkable",
     }
 )
-_FIELD_CALL = re.compile(
-    r"^\s*(dataclasses\.field|field|attr\.ib|attr\.attrib|attrs\.field|"
-    r"attr\.field)\s*\("
-)
-_HAS_DEFAULT = re.compile(r"\b(default|default_factory|factory)\s*=")
-_INIT_FALSE = re.compile(r"\binit\s*=\s*False\b")
-_KW_ONLY_TRUE = re.compile(r"\bkw_only\s*=\s*True\b")
 
 
 @dataclass(frozen=True)
@@ -118,11 +102,6 @@ class CallProblem:
     doubt: str | None = None
 
 
-def decorator_name(text: str) -> str:
-    """``functools.lru_cache(maxsize=None)`` -> ``functools.lru_cache``."""
-    return text.lstrip("@").split("(", 1)[0].strip()
-
-
 def function_doubt(decorators: Sequence[str]) -> str | None:
     """Why a function's recorded signature may not be the one callers see."""
     for raw in decorators:
@@ -143,11 +122,7 @@ def callable_signature(entry: dict[str, Any], drop_first: bool) -> Signature:
     return Signature(tuple(params), function_doubt(entry.get("decorators") or []))
 
 
-def _is_dataclass_like(decorators: Sequence[str]) -> str | None:
-    return next((d for d in decorators if decorator_name(d) in DATACLASS_DECORATORS), None)
-
-
-def _class_doubt(decorators: Sequence[str]) -> str | None:
+def class_doubt(decorators: Sequence[str]) -> str | None:
     for raw in decorators:
         name = decorator_name(raw)
         keeps = name in DATACLASS_DECORATORS or name in SAFE_CLASS_DECORATORS
@@ -182,11 +157,11 @@ def class_signature(
     if entry is None or _depth > MAX_BASE_DEPTH:
         return None
     decorators = list(entry.get("decorators") or [])
-    doubt = _class_doubt(decorators)
+    doubt = class_doubt(decorators)
     if entry.get("has_init"):  # an __init__ decorated like pynwb's @docval may take anything
         init = function_doubt((entry_of(f"{cls}.__init__") or {}).get("decorators") or [])
         return Signature(tuple(entry.get("params") or ()), doubt or init)
-    if _is_dataclass_like(decorators):
+    if dataclass_decorator(decorators):
         fields = dataclass_params(cls, entry_of, bases_of)
         return None if fields is None else Signature(fields.params, doubt or fields.doubt)
     bases = bases_of(cls)
@@ -212,8 +187,8 @@ def dataclass_params(
     strips a leading underscore from the argument name.
     """
     entry = entry_of(cls) or {}
-    deco = _is_dataclass_like(entry.get("decorators") or [])
-    if deco is None or _INIT_FALSE.search(deco):
+    deco = dataclass_decorator(entry.get("decorators") or [])
+    if deco is None or INIT_FALSE.search(deco):
         return None
     params: dict[str, dict[str, Any]] = {}
     doubt = None
@@ -222,50 +197,17 @@ def dataclass_params(
         return None
     for base in reversed(bases):
         inherited = dataclass_params(base, entry_of, bases_of)
-        if inherited is None and _is_dataclass_like((entry_of(base) or {}).get("decorators") or []):
+        if inherited is None and dataclass_decorator(
+            (entry_of(base) or {}).get("decorators") or []
+        ):
             return None
         for p in inherited.params if inherited else ():
             params[p["name"]] = p
-    is_attrs = decorator_name(deco).startswith("attr") or decorator_name(deco) in (
-        "define",
-        "frozen",
-        "mutable",
-    )
     if decorator_name(deco) in ("attr.s", "attr.attrs") and "auto_attribs=True" not in deco:
         doubt = "attrs fields declared with attr.ib() are not recorded"
-    for p in _own_field_params(
-        entry.get("fields") or [], bool(_KW_ONLY_TRUE.search(deco)), is_attrs
-    ):
+    for p in own_field_params(deco, entry.get("fields") or []):
         params[p["name"]] = p
     return Signature(tuple(params.values()), doubt)
-
-
-def _own_field_params(
-    fields: Sequence[dict[str, Any]], kw_only: bool, is_attrs: bool
-) -> list[dict[str, Any]]:
-    out = []
-    for f in fields:
-        annotation = (f.get("annotation") or "").strip()
-        if annotation.split("[", 1)[0] in ("ClassVar", "typing.ClassVar"):
-            continue
-        if annotation in ("KW_ONLY", "dataclasses.KW_ONLY"):
-            kw_only = True
-            continue
-        default = f.get("default")
-        is_call = default is not None and _FIELD_CALL.match(default)
-        if is_call and _INIT_FALSE.search(str(default)):
-            continue
-        has_default = default is not None and (not is_call or _HAS_DEFAULT.search(default))
-        name = f["name"].lstrip("_") if is_attrs else f["name"]
-        out.append(
-            {
-                "name": name,
-                "annotation": annotation or None,
-                "default": default if has_default else None,
-                "kind": "keyword_only" if kw_only else "positional_or_keyword",
-            }
-        )
-    return out
 
 
 def _plural(n: int, word: str) -> str:

@@ -21,6 +21,7 @@ from codecite.validation.calls import (
     MAX_BASE_DEPTH,
     Signature,
     callable_signature,
+    class_doubt,
     class_signature,
 )
 from codecite.validation.refs import OPAQUE, Ref, RefKind
@@ -297,7 +298,7 @@ class Namespace:
         )
 
     def class_members(self, cls: str, depth: int = 0) -> tuple[dict[str, str | None], bool]:
-        """Members of ``cls`` and its in-package bases; False when a base is unknown."""
+        """Members of ``cls`` and its in-package bases; False if it may have others too."""
         entry = self.table.symbols.get(cls) or {}
         own: dict[str, str | None] = dict.fromkeys(self.table.instance_attributes(cls))
         own.update({n: f"{cls}.{n}" for n in self.table.children.get(cls, ())})
@@ -305,8 +306,9 @@ class Namespace:
             {n: f"{cls}.{n}" for n in (self.table.private_class(cls) or {}).get("members", ())}
         )
         own.update({f["name"]: f"{cls}.{f['name']}" for f in entry.get("fields") or []})
-        bases = self.bases_of(cls)
-        if bases is None or depth > MAX_BASE_DEPTH or self.table.is_dynamic(cls):
+        bases = self.bases_of(cls)  # a class decorator (astroquery's @async_to_sync) may add any
+        made = class_doubt(entry.get("decorators") or [])
+        if bases is None or depth > MAX_BASE_DEPTH or self.table.is_dynamic(cls) or made:
             return own, False
         members: dict[str, str | None] = {}
         complete = True
