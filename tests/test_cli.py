@@ -43,6 +43,26 @@ def test_build_stats_query_round_trip(sample_repo: Path) -> None:
     assert "geokit.phase.skew" in first and "geokit/phase.py:17-19" in first
 
 
+def test_stats_verify_reads_every_file_again(sample_repo: Path) -> None:
+    """An edit that keeps a file's size and mtime is not seen by a plain walk (it trusts
+    both, docs/architecture.md); ``stats --verify`` reads every file again and says stale."""
+    import os
+
+    target = sample_repo / "geokit" / "phase.py"
+    old = target.stat().st_mtime_ns - 3600 * 10**9  # older than the walk's trust window
+    os.utime(target, ns=(old, old))
+    assert run(sample_repo, "build").returncode == 0
+    before = target.stat()
+    text = target.read_text()
+    target.write_text(text.replace("phase", "PHASE", 1))  # same size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size == before.st_size
+    assert json.loads(run(sample_repo, "stats", "--json").stdout)["stale"] is False
+    verified = json.loads(run(sample_repo, "stats", "--json", "--verify").stdout)
+    assert verified["stale"] is True
+    assert "STALE" in run(sample_repo, "stats", "--verify").stdout
+
+
 def test_query_explain_and_json(sample_repo: Path) -> None:
     run(sample_repo, "build")
     explain = run(sample_repo, "query", "StaticShiftAgent", "--explain", "-k", "2").stdout
