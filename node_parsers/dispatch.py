@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 # Bumped whenever parsing, tagging or the derived tables change what a build yields, so
 # that a build never reuses nodes or tables made by older rules (history in CHANGELOG.md).
-PARSER_VERSION = 44
+PARSER_VERSION = 45
 PACKAGE_INITS = ("__init__.py", "__init__.pyi")  # may be empty without a warning
 _LONE_CR = re.compile(r"\r(?!\n)")
 TUTORIAL_PROGRAMS = ("docs_src/",)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .python_syntax import text
-from .schema import Param, ParamKind
+from .dataclass_fields import INIT_FALSE, dataclass_decorator, own_field_params
+from .python_syntax import squash, text
+from .schema import ClassField, Param, ParamKind
 
 _SPLATS: dict[str, ParamKind] = {
     "list_splat_pattern": "var_positional",
@@ -74,6 +75,54 @@ def _read_param(node: Any, kind: ParamKind) -> tuple[Param | None, ParamKind]:
     if not name:
         return None, kind
     return Param(name=name, annotation=annotation, default=default, kind=own), kind
+
+
+NO_FIELD_BASES = ("", "()", "(object)")  # a dataclass with these inherits no fields
+
+
+def constructor(
+    name: str,
+    bases: str,
+    init: list[Param],
+    decorators: list[str],
+    fields: list[ClassField],
+) -> tuple[str, list[Param]]:
+    """The signature and parameters a class's card shows: its ``__init__``'s less the
+    instance; a dataclass's own fields, when it has no base to inherit fields from
+    (textual's ``Notification`` showed no parameters); else its header, which reads as
+    no call (``class Notify(Message, bubble=False)``, not ``Notify(Message, ...)``).
+
+    Example:
+        >>> field = ClassField(name="message", annotation="str", default=None)
+        >>> constructor("Note", "", [], ["dataclass"], [field])[0]
+        'Note(message: str)'
+    """
+    params = without_instance(init)
+    deco = None if init or bases not in NO_FIELD_BASES else dataclass_decorator(decorators)
+    if deco is not None and not INIT_FALSE.search(deco):
+        made = own_field_params(deco, [dict(f) for f in fields])
+        params = [
+            Param(name=p["name"], annotation=p["annotation"], default=p["default"], kind=p["kind"])
+            for p in made
+        ]
+    elif not init:
+        return squash(f"class {name}{bases}"), []
+    return squash(f"{name}({format_parameters(params)})"), params
+
+
+def without_instance(params: list[Param]) -> list[Param]:
+    """A constructor's parameters less the first, the instance (or the class of
+    ``__new__``), whatever it is called: ``self``, pydantic's ``__pydantic_self__``, ``mcs``.
+
+    Example:
+        >>> def param(name, kind):
+        ...     return Param(name=name, annotation=None, default=None, kind=kind)
+        >>> ps = [param("__pydantic_self__", "positional_or_keyword"), param("data", "var_keyword")]
+        >>> [p["name"] for p in without_instance(ps)]
+        ['data']
+    """
+    first = params[0]["kind"] if params else None
+    return params[1:] if first in ("positional_only", "positional_or_keyword") else params
 
 
 def format_parameters(params: list[Param]) -> str:

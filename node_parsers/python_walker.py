@@ -20,7 +20,7 @@ from .conventions import attach_docstring, creates_logger, read_add_newdoc, read
 from .python_getattr import read_getattr, read_lazy_attach
 from .python_messages import MessageSites, adopt_orphans
 from .python_namespace import ModuleNamespace
-from .python_params import format_parameters, parse_parameters
+from .python_params import constructor, parse_parameters
 from .python_syntax import (
     class_field,
     code_text,
@@ -332,13 +332,8 @@ class ModuleWalker:
         doc = docstring_of(body)
         method_sigs, init_params, fields = self._class_body(body, symbol, depth)
         decos = decorators(outer)
-        params = [p for p in init_params if p["name"] not in ("self", "cls")] if init_params else []
         header = f"class {name}{text(bases) if bases is not None else ''}"
-        signature = (
-            squash(f"{name}({format_parameters(params)})")
-            if init_params
-            else squash(header[len("class ") :])
-        )
+        signature, params = constructor(name, header[6 + len(name) :], init_params, decos, fields)
         meta = self._meta(
             kind,
             outer,

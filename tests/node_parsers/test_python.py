@@ -385,3 +385,45 @@ def test_a_class_docstring_assigned_as_a_template_is_its_docstring() -> None:
     assert docs["pkg.m.Poisson"] == "Poisson Model\n\nAttributes\n---\nendog : ndarray"
     assert docs["pkg.m.OLS"] == "Ordinary Least Squares"
     assert docs["pkg.m.Plain"] == ""  # a name, not a literal: nothing to read
+
+
+def test_a_class_signature_leaves_out_the_instance_whatever_it_is_called() -> None:
+    """sqlmodel's card read ``SQLModel(__pydantic_self__, **data: Any)``: the first
+    parameter of ``__init__`` is the instance, by any name; ``*args`` is no instance."""
+    source = (
+        "class SQLModel:\n    def __init__(__pydantic_self__, **data: Any) -> None:\n        pass\n"
+        "class Meta(type):\n    def __new__(mcs, name, bases):\n        pass\n"
+        "class Loose:\n    def __init__(*args, **kw):\n        pass\n"
+    )
+    nodes = parse_python_source(source, "pkg/m.py", "pkg.m").nodes
+    signatures = {n.metadata["symbol"]: n.metadata.get("signature") for n in nodes}
+    assert signatures["pkg.m.SQLModel"] == "SQLModel(**data: Any)"
+    assert signatures["pkg.m.Meta"] == "Meta(name, bases)"
+    assert signatures["pkg.m.Loose"] == "Loose(*args, **kw)"
+
+
+def test_a_dataclass_card_shows_its_fields_and_a_class_without_init_its_header() -> None:
+    """textual's ``Notification`` dataclass showed no parameters, and its ``Notify`` message
+    (no ``__init__``) showed ``Notify(Message, bubble=False)``, its bases written as a call."""
+    source = (
+        "@dataclass\nclass Notification:\n    message: str\n    title: str = ''\n"
+        "    timeout: float | None = None\n    raised_at: float = field(default_factory=time)\n"
+        "    _token: ClassVar[int] = 0\n\n"
+        "@dataclass\nclass Loud(Notification):\n    volume: int = 3\n\n"
+        "class Notify(Message, bubble=False):\n    pass\n"
+    )
+    nodes = parse_python_source(source, "pkg/m.py", "pkg.m").nodes
+    meta = {n.metadata["symbol"]: n.metadata for n in nodes}
+    assert meta["pkg.m.Notification"]["signature"] == (
+        "Notification(message: str, title: str = '', timeout: float | None = None, "
+        "raised_at: float = field(default_factory=time))"
+    )
+    assert [p["name"] for p in meta["pkg.m.Notification"]["params"]] == [
+        "message",
+        "title",
+        "timeout",
+        "raised_at",
+    ]
+    # fields it inherits are not in this file's reading: its header, honestly
+    assert meta["pkg.m.Loud"]["signature"] == "class Loud(Notification)"
+    assert meta["pkg.m.Notify"]["signature"] == "class Notify(Message, bubble=False)"
