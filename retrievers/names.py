@@ -41,36 +41,17 @@ composed score (``boosts.name_factor``, docs/retrieval.md, 4).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .tokenizer import MAX_QUERY_CHARS, is_compound
+from .tokenizer import is_compound
+from .written import CODE_SPAN, member_words, written_names
 
 ASSIGNMENT = "assignment"
 CLASS = "class"
-_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:(?:\(\))?\.[A-Za-z_]\w*)+")  # x.y, X().y
 MAX_NAME_PARTS = 12  # a dotted path of more parts is not resolved
 MAX_BASE_DEPTH = 8  # how far up the bases a member is looked for
-_WORD = re.compile(r"(?<!\w)(?<!\w\.)[A-Za-z_]\w*(?!\w)(?!\.\w)")
-_CODE_SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
-_FROM_IMPORT = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+([A-Za-z_]\w*)")
-_KEYWORD_ARGUMENT = re.compile(r"\b\w+\s*=(?!=)")
-_CALLED = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\(")  # starts where a word starts: linear
-
-
-def written_names(query: str) -> tuple[list[str], list[str], set[str]]:
-    """(dotted paths, single words, words written as code) of a query, in query order."""
-    text = query[:MAX_QUERY_CHARS]
-    imported = [f"{m.group(1)}.{m.group(2)}" for m in _FROM_IMPORT.finditer(text)]
-    text = _FROM_IMPORT.sub(" ", text)  # ``from tqdm.auto import tqdm`` names tqdm.auto.tqdm
-    dotted = list(dict.fromkeys([*imported, *(m.group() for m in _DOTTED.finditer(text))]))
-    words = list(dict.fromkeys(m.group() for m in _WORD.finditer(_DOTTED.sub(" ", text))))
-    code = {m.group(1) for m in _CALLED.finditer(text)}
-    for span in _CODE_SPAN.findall(text):  # ``prereleases=True``: a keyword argument, no name
-        code.update(m.group() for m in _WORD.finditer(_KEYWORD_ARGUMENT.sub(" ", span)))
-    return dotted, words, code
 
 
 class NameTable:
@@ -106,7 +87,7 @@ class NameTable:
         self.bases: dict[str, Sequence[str]] = {}  # class -> its bases, as written
         self.by_leaf: dict[str, list[str]] = {}
         self.by_lower_leaf: dict[str, list[str]] = {}
-        self.classes: set[str] = set()  # class leaves, as spelled
+        self.classes: set[str] = set()  # capitalised class leaves (textual's `app` is a word)
         if not len(symbol_types) == len(public) == self.size:
             raise ValueError("symbols, symbol_types and public need one value per node")
         counts = mentions.tolist() if isinstance(mentions, np.ndarray) else mentions
@@ -122,7 +103,7 @@ class NameTable:
                 leaf = symbol.rpartition(".")[2]
                 by_leaf.setdefault(leaf, []).append(symbol)
                 by_lower.setdefault(leaf.lower(), []).append(symbol)
-                if kind == CLASS:
+                if kind == CLASS and leaf[:1].isupper():
                     self.classes.add(leaf)
             found.append(i)
             written = bases[i] if bases is not None else None
@@ -197,6 +178,10 @@ class NameTable:
             member, owners = self._member_of([*found, *classes], word)
             found.extend([member] if member else hit)
             context.update(owners - by_path)
+        for word in member_words(query):  # "the invoke method of CliRunner": its owner is context
+            member, owners = self._member_of([*found, *classes], word)
+            found.extend([member] if member else [])
+            context.update(owners)
         for leaf, guess in on_variables:
             member, owners = self._member_of(classes, leaf)
             if member:
@@ -223,7 +208,7 @@ class NameTable:
         an ordinary word, or another library's class of the same name.
         """
         dotted, words, code = written_names(query)
-        spans = " ".join(_CODE_SPAN.findall(query))
+        spans = " ".join(CODE_SPAN.findall(query))
         code = {w for w in code if f"{w}(" in query or w in spans}  # not "a call (in prose)"
         found: list[tuple[str, str]] = []
         for path in dotted:

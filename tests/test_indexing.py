@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codecite.indexer.refs import alias_edges, doc_edges
+from codecite.indexer.refs import RefResolver, alias_edges, doc_edges
 from codecite.node_parsers.docs import extract_code_refs
 from codecite.node_parsers.python import parse_python_source
 from codecite.store.reuse import Keys, node_keys
@@ -79,6 +79,34 @@ def test_doc_references_resolve_through_reexports_and_leaf_names() -> None:
         if records[sec]["id"] == "doc"
     }
     assert from_doc == {"pkg.ib", "pkg._make.define"}
+
+
+def test_a_lone_reference_or_a_package_path_is_matched_in_its_own_case() -> None:
+    """astroquery's docs linked 69 times to its internal ``AstroQuery`` class: ``astroquery``
+    (the package), ``astroquery.alma`` (a module) and the bare word ``astroquery`` matched
+    the class's leaf in any case; ``and`` became ``utils.schema.And`` and ``name`` the one
+    method called so."""
+    source = (
+        "class AstroQuery:\n    pass\nclass And:\n    pass\n"
+        "class BaseDustNode:\n    def name(self):\n        pass\n\n"
+        "    def bump_count(self):\n        pass\n"
+        "def reproject_interp(x):\n    pass\nclass Table:\n    pass\n"
+    )
+    parsed = parse_python_source(source, "aq/core.py", "aq.core")
+    metas = [n.metadata for n in parsed.nodes]
+    table = SymbolTable.from_parts([parsed.namespace.to_json()], metas)
+    names = [m["symbol"] for m in metas]
+    resolver = RefResolver(table, {n: i for i, n in enumerate(names)})
+    for ref in ("astroquery", "aq.astroquery", "astroquery.alma", "and", "name"):
+        assert resolver.resolve(ref) is None, ref
+    assert resolver.resolve("AstroQuery") == "aq.core.AstroQuery"
+    assert resolver.resolve("aq.core.astroquery") == "aq.core.AstroQuery"  # a path: any case
+    assert resolver.resolve("reproject_interp") == "aq.core.reproject_interp"
+    assert resolver.resolve("Table.add_column") == "aq.core.Table"  # no node: its class
+    assert resolver.resolve("BaseDustNode.name") == "aq.core.BaseDustNode.name"
+    # a path from a variable, in any case (rq's docs: ``job.args``); a compound member alone
+    assert resolver.resolve("basedustnode.name") == "aq.core.BaseDustNode.name"
+    assert resolver.resolve("bump_count") == "aq.core.BaseDustNode.bump_count"
 
 
 def test_code_examples_name_the_api_they_use() -> None:

@@ -37,6 +37,7 @@ class RefResolver:
         self._aliases: dict[str, str] | None = None
         self._lower: dict[str, str] | None = None
         self._leaf: dict[str, list[str]] = {}
+        self._packages: set[str] = set()
         self.known = known or {}  # resolutions of a previous build with the same table
         self.used: RefMemo = {}  # this build's, in lookup order: what the next one may reuse
 
@@ -50,6 +51,7 @@ class RefResolver:
         """Lowered name -> name, and lowered leaf -> names; made when first needed."""
         if self._lower is None:
             self._lower = {}
+            self._packages = self.table.top_packages
             for name in self.ordered:
                 self._lower.setdefault(name.lower(), name)
                 self._leaf.setdefault(name.rsplit(".", 1)[-1].lower(), []).append(name)
@@ -72,17 +74,31 @@ class RefResolver:
         return self._by_suffix(ref)
 
     def _by_suffix(self, ref: str) -> str | None:
+        """The one symbol ending with ``ref``. A lone name, or a path from an indexed
+        package, is matched in its own case (astroquery's docs write ``astroquery``, the
+        package, ``astroquery.alma``, a module, and ``and``: not its ``AstroQuery`` and
+        ``And``); a path from a variable in any case (``job.args`` is ``Job.args``). A
+        lone plain word is no member (``name``, not the one method called so)."""
         parts = ref.split(".")
+        exact = len(parts) == 1 or parts[0] in self._packages
         leaf_hits = self._leaf.get(parts[-1].lower(), [])
+        if exact:
+            leaf_hits = [n for n in leaf_hits if n.rsplit(".", 1)[-1] == parts[-1]]
         suffix = "." + ref.lower()
         narrowed = [n for n in leaf_hits if n.lower().endswith(suffix) or n.lower() == ref.lower()]
-        if len(narrowed) == 1:
-            return narrowed[0]
-        if len(leaf_hits) == 1 and len(parts) == 1:
-            return leaf_hits[0]
+        one = narrowed[0] if len(narrowed) == 1 else None
+        if one is None and len(leaf_hits) == 1 and len(parts) == 1:
+            one = leaf_hits[0]
+        if one is not None:
+            plain_member = len(parts) == 1 and "_" not in ref and self._is_member(one)
+            return None if plain_member and ref.islower() else one
         if len(parts) >= 2:  # Class.attr where attr is not indexed: map to the class
             return self._by_suffix(".".join(parts[:-1]))
         return None
+
+    def _is_member(self, name: str) -> bool:
+        owner = name.rpartition(".")[0]
+        return (self.table.symbols.get(owner) or {}).get("symbol_type") == "class"
 
     def resolve_in(self, ref: str, module: str | None) -> str | None:
         """``resolve``, but a module docstring's ``Dispatcher`` is first its module's own.

@@ -388,11 +388,13 @@ def test_100k_query_through_query_ask_and_tools(index: codecite.CodeciteIndex, s
     "text", ["a" * BIG, "aB" * (BIG // 2), "a." * (BIG // 2), "a(" * (BIG // 2), "from " * BIG]
 )
 def test_name_resolution_reads_100k_characters_in_one_pass(text: str) -> None:
-    from codecite.retrievers import names
+    from codecite.retrievers import names, written
 
-    for pattern in (names._CALLED, names._DOTTED, names._WORD, names._KEYWORD_ARGUMENT):
+    patterns = (written._CALLED, written._DOTTED, written._WORD, written._KEYWORD_ARGUMENT)
+    for pattern in (*patterns, written._MEMBER_WORD):
         assert pattern.pattern.startswith(("(?<!", "\\b")), pattern.pattern  # no retry mid-run
         assert isinstance(pattern.findall(text), list)  # all 100k: quadratic would take minutes
     dotted, words, code = names.written_names(text)  # a quadratic scan would hang here
+    assert isinstance(written.member_words(text + " method"), list)
     table = names.NameTable(["pkg.a", "pkg.a.b"], ["class", "method"], [True, True])
     assert isinstance(table.resolve(text), list) and len(dotted) + len(words) + len(code) >= 0

@@ -539,3 +539,34 @@ def test_a_path_ending_a_public_name_means_what_that_name_re_exports() -> None:
     assert table.symbol("fits.open") == "pkg.io.fits.hdulist.fitsopen"
     assert table.resolve("optimize.minimize with bounds") == ["pkg.optimize._min.minimize"]
     assert table.resolve("IERS.open") == ["pkg.utils.iers.IERS.open"]  # the path it ends
+
+
+def test_a_member_named_in_words_is_that_member_and_its_class_is_context() -> None:
+    """typer: "what is the invoke method of CliRunner?" led with the class; the method
+    was third. A word said to be a member ("the X method of Y", "Y's X") of a class the
+    query names is that member, inherited too; a word no class has names nothing."""
+    table = _sockets()
+    for query in (
+        "what is the accept method of WebSocket?",
+        "WebSocket accept method",
+        "WebSocket's accept",
+        "the accept method of web.ws.WebSocket",  # dotted, the class is context too
+    ):
+        assert table.resolve(query) == ["web.ws.WebSocket.accept"], query
+    assert table.resolve("the inc method of RedisCache") == ["store.base.BaseCache.inc"]
+    assert table.resolve("the close method of WebSocket") == ["web.ws.WebSocket"]
+    assert table.resolve("which method accepts a socket") == []  # no class named
+
+
+def test_a_lowercase_class_name_written_as_a_plain_word_names_nothing() -> None:
+    """textual defines ``class app`` (getters.py): "how do I quit the app" gave its
+    ``Logger.app`` a name factor of 12.7 on a lexical score of 1.2. A capitalised word
+    spelled as a class is a name; a lowercase one is English unless written as code."""
+    table = NameTable(
+        ["tx.getters.app", "tx.app.App", "tx.app.App.exit"],
+        ["class", "class", "method"],
+        [True, True, True],
+    )
+    assert table.resolve("how do I quit the app") == []
+    assert table.resolve("how do I quit the `app`") == ["tx.getters.app"]
+    assert table.resolve("how do I exit an App") == ["tx.app.App"]
