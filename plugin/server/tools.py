@@ -28,6 +28,7 @@ from codecite.node_parsers.signatures import shown_param, without_doc
 from codecite.retrievers.render import evidence_row
 from codecite.safe_io import UnsafeFileError, read_regular_file
 from codecite.server.resident import ResidentIndex
+from codecite.validation.calls import MAX_BASE_DEPTH, class_doubt
 from codecite.validation.namespace import Namespace
 from codecite.validation.suggestions import did_you_mean, suggest
 
@@ -226,10 +227,30 @@ def _outside(index: Any, wanted: str) -> dict[str, str]:
         note = f"`{wanted}` is `{ref.canonical}`, from a package outside the index"
         return {"outside_index": ref.canonical, "note": note}
     owner, _, leaf = wanted.rpartition(".")
-    kind, names, complete = owner_names(namespace, owner) if owner else (None, set(), True)
+    held = _instance_class(index, index.resolve_symbol(owner)) if owner else None  # `Vizier`
+    kind, names, complete = owner_names(namespace, held or owner) if owner else (None, set(), True)
     if kind is RefKind.CLASS and not complete and leaf not in names:
-        return {"note": f"`{owner}` has a base class outside the index, which may define `{leaf}`"}
+        cls = held or namespace.chain(owner).canonical or owner
+        why = _why_open(namespace, cls, owner if held is None else cls, leaf)
+        return {"note": why} if why else {}
     return {}
+
+
+def _why_open(namespace: Any, cls: str, shown: str, leaf: str, depth: int = 0) -> str | None:
+    """Why ``cls`` (written ``shown``) may have members the index does not list: a class
+    decorator (astroquery's ``@async_to_sync`` makes ``query_region``), ``__getattr__``,
+    or a base outside the index (fastapi's ``FastAPI``: Starlette's ``add_middleware``)."""
+    table = namespace.table
+    entry = table.symbols.get(cls) or table.private_class(cls) or {}
+    if doubt := class_doubt(entry.get("decorators") or []):
+        return f"`{shown}` is {doubt}, which may add `{leaf}` at run time"
+    if table.is_dynamic(cls):
+        return f"`{shown}` defines __getattr__, which may answer `{leaf}`"
+    bases = namespace.bases_of(cls)
+    if bases is None:
+        return f"`{shown}` has a base class outside the index, which may define `{leaf}`"
+    found = (_why_open(namespace, b, b, leaf, depth + 1) for b in bases if depth < MAX_BASE_DEPTH)
+    return next(filter(None, found), None)
 
 
 def _near(index: Any, wanted: str) -> list[str]:

@@ -479,3 +479,31 @@ def test_lookup_symbol_summary_skips_an_opening_admonition(tmp_path: Path) -> No
     build(tmp_path)
     found = lookup_symbol(ResidentIndex(tmp_path), "modelkit.BaseModel")
     assert found["summary"] == "A base class for creating models."
+
+
+def test_lookup_symbol_says_why_a_class_may_have_members_the_index_lacks(tmp_path: Path) -> None:
+    """astroquery's ``@async_to_sync`` makes ``query_region`` from ``query_region_async``:
+    ``Vizier.query_region`` was plain ``found: false`` through the instance, and "has a base
+    class outside the index" on the class, which was not the reason."""
+    from codecite.server.tools import lookup_symbol
+
+    resident = _served(
+        tmp_path,
+        {
+            "aq/__init__.py": "from .core import Vizier, VizierClass\n",
+            "aq/core.py": "def async_to_sync(cls):\n    return cls\n\n\n"
+            "@async_to_sync\nclass VizierClass:\n"
+            '    def query_region_async(self, coords):\n        """Query."""\n\n\n'
+            "Vizier = VizierClass()\n",
+        },
+    )
+    for name, shown in (
+        ("aq.Vizier.query_region", "aq.core.VizierClass"),
+        ("aq.VizierClass.query_region", "aq.VizierClass"),
+    ):
+        found = lookup_symbol(resident, name)
+        assert not found["found"]
+        assert found["note"] == (
+            f"`{shown}` is decorated with @async_to_sync, which may add `query_region` at run time"
+        )
+        assert found["did_you_mean"] == [f"{name}_async"]
