@@ -190,7 +190,7 @@ HELD_OUT = {
     "logbook": "logbook-1.10.1-r43",
     "mechanicalsoup": "mechanicalsoup-1.4.0-r43",
     "py_moneyed": "py-moneyed-3.0-r43",
-    "jira": "jira-3.10.5-r44",  # round 44: written 2026-12-07 23:50-23:56 UTC
+    "jira": "jira-3.10.5-r44",  # round 44: written 2026-12-07 23:50-23:54 UTC
     "aiohttp": "aiohttp-3.14.5-r44",
     "passlib": "passlib-1.7.4-r44",
     "python_can": "python-can-4.6.1-r44",
