@@ -15,14 +15,15 @@ import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import WithJsonSchema
 
 from codecite.errors import CodeciteError, UsageError
 from codecite.server import tools
 from codecite.server.resident import ResidentIndex
 
-# a count an agent passes: a JSON integer, never ``true`` read as 1 (pydantic's lax mode)
-Count = Annotated[int, Field(strict=True)]
+# a count an agent passes: a JSON integer in the schema, checked by the tool itself, so that
+# ``true`` or ``"3"`` get the tool's one-line message, not pydantic's (and ``true`` is never 1)
+Count = Annotated[Any, WithJsonSchema({"type": "integer"})]
 
 logger = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ def search(
     """Ranked evidence for ``query`` with citations and the score's factors in brief."""
     if not isinstance(query, str) or not query.replace("\x00", "").strip():  # NULs say nothing
         raise ToolInputError("query is empty: pass a question, a task or a symbol name")
-    if not isinstance(k, int) or not 1 <= k <= MAX_K:
+    if type(k) is not int or not 1 <= k <= MAX_K:  # `True` is an int to isinstance
         raise ToolInputError(f"k must be an integer from 1 to {MAX_K}, got {k!r}")
     index = resident.current()
     try:
@@ -319,7 +319,7 @@ def read(resident: ResidentIndex, ref: str, context_lines: int = 0) -> dict[str,
     """The source lines behind a node id or a ``path:start-end`` citation."""
     if not isinstance(ref, str) or not ref.strip():
         raise ToolInputError("ref is empty: pass a node id or a citation like pkg/a.py:10-30")
-    if not isinstance(context_lines, int) or not 0 <= context_lines <= MAX_CONTEXT_LINES:
+    if type(context_lines) is not int or not 0 <= context_lines <= MAX_CONTEXT_LINES:
         raise ToolInputError(f"context_lines must be 0 to {MAX_CONTEXT_LINES}")
     index = resident.current()
     node = index.node(ref.strip())

@@ -124,6 +124,8 @@ def test_bad_calls_are_errors_a_model_can_act_on_and_the_server_goes_on(repo: Pa
             "empty": await error(s, "search", query="  "),
             "k": await error(s, "search", query="shift", k=500),
             "k_true": await error(s, "search", query="shift", k=True),
+            "k_text": await error(s, "search", query="shift", k="3"),
+            "lines_text": await error(s, "read", ref="geokit/io.py:1-2", context_lines="2"),
             "nul": await error(s, "search", query="\u0000"),
             "kind": await error(s, "search", query="shift", kind="nonsense"),
             "outside": await error(s, "read", ref="../../etc/passwd:1-3"),
@@ -136,7 +138,9 @@ def test_bad_calls_are_errors_a_model_can_act_on_and_the_server_goes_on(repo: Pa
     out = session_run(repo, script)
     assert "query is empty" in out["empty"]
     assert "k must be an integer from 1 to 50" in out["k"]
-    assert "valid integer" in out["k_true"]  # not run with k = 1
+    assert "k must be an integer from 1 to 50, got True" in out["k_true"]  # not run with k = 1
+    assert "k must be an integer from 1 to 50, got '3'" in out["k_text"]  # one line, not pydantic's
+    assert "context_lines must be 0 to" in out["lines_text"]
     assert "query is empty" in out["nul"]
     assert "unknown kind 'nonsense'" in out["kind"]
     assert "is not a file of the indexed corpus" in out["outside"]
